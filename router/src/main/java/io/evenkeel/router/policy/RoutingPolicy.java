@@ -1,0 +1,49 @@
+package io.evenkeel.router.policy;
+
+import io.evenkeel.router.ShardRange;
+import io.evenkeel.router.hashing.ShardFormula;
+import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.TransactionLogChange;
+
+/**
+ * Where rows live and which shards a tenant's query must visit. Every policy uses the same {@link ShardFormula}; they
+ * differ only in how they choose the offset size L.
+ */
+public interface RoutingPolicy {
+  /** The shard of a row of {@code tenant} created at {@code createdTime}. */
+  int shardFor(long tenant, long rowId, long createdTime);
+
+  /** The shards holding the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
+  ShardRange shardsFor(long tenant, long fromTime, long toTime);
+
+  int numShards();
+
+  /** A short name for reports: "hashing", "double-hashing(L=8)", "dynamic". */
+  String name();
+
+  /** The shard of a change: by its row's creation time, so updates and deletes go where the insert went. */
+  default int shardFor(TransactionLogChange change) {
+    return shardFor(change.getTenantId(), change.getRowId(), change.getCreatedTime());
+  }
+
+  /** The shards holding any row of {@code tenant}. */
+  default ShardRange shardsFor(long tenant) {
+    return shardsFor(tenant, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  /** Plain hashing: every tenant on one shard (L = 1). */
+  static RoutingPolicy hashing(int numShards) {
+    return new FixedOffsetSize("hashing", ShardFormula.standard(numShards), 1);
+  }
+
+  /** Double hashing: every tenant over the same {@code offsetSize} shards. */
+  static RoutingPolicy doubleHashing(int numShards, int offsetSize) {
+    return new FixedOffsetSize(
+        "double-hashing(L=" + offsetSize + ")", ShardFormula.standard(numShards), offsetSize);
+  }
+
+  /** Dynamic secondary hashing: each tenant's L over time comes from the rule list. */
+  static RoutingPolicy dynamic(RuleList rules) {
+    return new DynamicSecondaryHashing(ShardFormula.standard(rules.numShards()), rules);
+  }
+}

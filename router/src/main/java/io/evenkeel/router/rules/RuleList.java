@@ -1,0 +1,124 @@
+package io.evenkeel.router.rules;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The append-only list of routing rules, ordered by effective time and indexed by tenant. Immutable: {@link #append}
+ * returns a new list, so a reader never sees a half-applied one.
+ *
+ * <p>A row of tenant k created at tc uses, among the rules with {@code t <= tc} that name k, the largest L (ESDB); a
+ * cool-down rule resets L to its own value for rows created from its t on. Tenants no rule names use L = 1.
+ */
+public final class RuleList {
+  private final int numShards;
+  private final List<Rule> rules;
+  private final Map<Long, TenantHistory> byTenant;
+
+  private RuleList(int numShards, List<Rule> rules, Map<Long, TenantHistory> byTenant) {
+    this.numShards = numShards;
+    this.rules = rules;
+    this.byTenant = byTenant;
+  }
+
+  public static RuleList empty(int numShards) {
+    if (numShards < 1) {
+      throw new IllegalArgumentException("the number of shards must be >= 1; got: " + numShards);
+    }
+    return new RuleList(numShards, List.of(), Map.of());
+  }
+
+  /** A list holding {@code rules} in order; the same checks as appending them one by one. */
+  public static RuleList of(int numShards, List<Rule> rules) {
+    Builder builder = new Builder(empty(numShards));
+    rules.forEach(builder::add);
+    return builder.build();
+  }
+
+  /** A new list with {@code rule} at the end. Copies the index: meant for the rare rule change, not bulk loading. */
+  public RuleList append(Rule rule) {
+    return new Builder(this).add(rule).build();
+  }
+
+  public int numShards() {
+    return numShards;
+  }
+
+  /** The rules in effective-time order (unmodifiable). */
+  public List<Rule> rules() {
+    return rules;
+  }
+
+  public int size() {
+    return rules.size();
+  }
+
+  /** Effective time of the newest rule, or {@code Long.MIN_VALUE} when there is none. */
+  public long newestEffectiveTime() {
+    return rules.isEmpty() ? Long.MIN_VALUE : rules.get(rules.size() - 1).effectiveTime();
+  }
+
+  /** L for a row of {@code tenant} created at {@code createdTime}. */
+  public int offsetSizeFor(long tenant, long createdTime) {
+    TenantHistory history = byTenant.get(tenant);
+    return history == null ? 1 : history.offsetSizeAt(createdTime);
+  }
+
+  /** The largest L of the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
+  public int maxOffsetSizeBetween(long tenant, long fromTime, long toTime) {
+    if (fromTime > toTime) {
+      throw new IllegalArgumentException("time interval is empty: from " + fromTime + " > to " + toTime);
+    }
+    TenantHistory history = byTenant.get(tenant);
+    return history == null ? 1 : history.maxOffsetSizeBetween(fromTime, toTime);
+  }
+
+  /** The most L any row of {@code tenant} can have, whenever it was created. */
+  public int maxOffsetSize(long tenant) {
+    return maxOffsetSizeBetween(tenant, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  @Override
+  public String toString() {
+    return "RuleList(numShards=" + numShards + ", rules=" + rules.size() + ", tenants=" + byTenant.size() + ")";
+  }
+
+  /** Validates and appends rules in bulk, building the index once. */
+  public static Builder builder(int numShards) {
+    return new Builder(empty(numShards));
+  }
+
+  /** Appends to a copy of a list; {@link #build} freezes it. */
+  public static final class Builder {
+    private final int numShards;
+    private final List<Rule> rules;
+    private final Map<Long, TenantHistory> byTenant;
+
+    private Builder(RuleList base) {
+      this.numShards = base.numShards;
+      this.rules = new ArrayList<>(base.rules);
+      this.byTenant = new HashMap<>(base.byTenant);
+    }
+
+    public Builder add(Rule rule) {
+      OffsetSize.check("offset size L", rule.offsetSize(), numShards);
+      long newest = rules.isEmpty() ? Long.MIN_VALUE : rules.get(rules.size() - 1).effectiveTime();
+      if (rule.effectiveTime() < newest) {
+        throw new IllegalArgumentException("the rule list is append-only: a rule effective at " + rule.effectiveTime()
+            + " is older than the newest rule, effective at " + newest);
+      }
+      rules.add(rule);
+      for (long tenant : rule.tenants()) {
+        byTenant.put(tenant, byTenant.getOrDefault(tenant, TenantHistory.EMPTY).then(rule));
+      }
+      return this;
+    }
+
+    public RuleList build() {
+      return new RuleList(numShards, Collections.unmodifiableList(new ArrayList<>(rules)), Map.copyOf(byTenant));
+    }
+  }
+}
