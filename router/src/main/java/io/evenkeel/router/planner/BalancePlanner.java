@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * The decisions of ESDB's Algorithm 1: which tenants are hot and how many shards each needs.
  *
  * <p>The paper gives no thresholds; ours come from one setting. An average shard takes 1/N of all writes. A tenant
- * whose writes, spread over its L shards, would put more than {@code maxTenantShareOfShard} (α, default 0.5) of that
+ * whose writes, spread over its L shards, would put more than {@code maxTenantShareOfShard} (α, default 0.25) of that
  * average on each of them is hot:
  *
  * <ul>
@@ -22,7 +22,9 @@ import java.util.TreeMap;
  *       maxOffsetSize} (default: the largest power of two <= N).
  * </ul>
  *
- * With α = 0.5 and N = 12, a tenant above 4.2% of all writes is hot; one at 10% gets L = 4 (2.5% per shard).
+ * With α = 0.25 and N = 12, a tenant above 2.1% of all writes is hot; one at 10% gets L = 8 (1.25% per shard). A smaller
+ * α balances shard loads more evenly but makes more tenants' queries fan out: the router demo prints both for a
+ * sweep of α (README, "Choosing α").
  */
 public final class BalancePlanner {
   private final int numShards;
@@ -132,7 +134,7 @@ public final class BalancePlanner {
   /** Defaults from the shard count; {@link #build} validates. */
   public static final class Builder {
     private final int numShards;
-    private double maxTenantShareOfShard = 0.5;
+    private double maxTenantShareOfShard = 0.25;
     private int maxOffsetSize;
 
     private Builder(int numShards) {
