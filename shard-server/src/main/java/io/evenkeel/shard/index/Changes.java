@@ -1,0 +1,73 @@
+package io.evenkeel.shard.index;
+
+import io.evenkeel.schemas.ChangeOp;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Set;
+
+/** Checks incoming changes and folds partial updates onto stored rows. */
+public final class Changes {
+  /** Columns a change can never alter: they identify and place the row. */
+  private static final Set<String> FIXED = Set.of("tenant_id", "row_id", "created_time");
+
+  private Changes() {}
+
+  /** Throws an {@link IllegalArgumentException} naming the problem when {@code change} cannot be applied. */
+  public static void validate(TransactionLogChange change) {
+    List<String> setColumns = change.getSetColumns();
+    if (setColumns != null) {
+      if (change.getOp() != ChangeOp.UPDATE) {
+        throw new IllegalArgumentException(describe(change) + ": set_columns is only for a partial UPDATE, not "
+            + change.getOp());
+      }
+      for (String name : setColumns) {
+        TransactionLogsTable.require(name);
+        if (FIXED.contains(name)) {
+          throw new IllegalArgumentException(describe(change) + ": a partial UPDATE cannot set " + name);
+        }
+      }
+    }
+    BigDecimal price = change.getPrice();
+    if (price != null && price.scale() > TransactionLogsTable.PRICE_SCALE
+        && price.stripTrailingZeros().scale() > TransactionLogsTable.PRICE_SCALE) {
+      throw new IllegalArgumentException(describe(change) + ": price " + price + " has more than "
+          + TransactionLogsTable.PRICE_SCALE + " fractional digits");
+    }
+  }
+
+  /**
+   * The row after {@code change}: a full image as it is; a partial UPDATE's columns copied onto {@code stored} (or
+   * onto an empty row, if the row is unknown here).
+   */
+  public static TransactionLogChange rowAfter(TransactionLogChange change, TransactionLogChange stored) {
+    List<String> setColumns = change.getSetColumns();
+    if (setColumns == null) {
+      return change;
+    }
+    TransactionLogChange merged = stored == null
+        ? TransactionLogChange.newBuilder()
+            .setOp(ChangeOp.UPDATE)
+            .setTenantId(change.getTenantId())
+            .setRowId(change.getRowId())
+            .setCreatedTime(change.getCreatedTime())
+            .setModifiedTime(change.getModifiedTime())
+            .setVersion(change.getVersion())
+            .build()
+        : TransactionLogChange.newBuilder(stored).build();
+    for (String column : setColumns) {
+      merged.put(column, change.get(column));
+    }
+    merged.setOp(change.getOp());
+    merged.setModifiedTime(change.getModifiedTime());
+    merged.setVersion(change.getVersion());
+    merged.setSetColumns(null);
+    return merged;
+  }
+
+  static String describe(TransactionLogChange change) {
+    return change.getOp() + " of row " + change.getTenantId() + ":" + change.getRowId() + " (version "
+        + change.getVersion() + ")";
+  }
+}

@@ -1,0 +1,262 @@
+package io.evenkeel.shard.search;
+
+import io.evenkeel.schemas.shard.Bool;
+import io.evenkeel.schemas.shard.CompositeRange;
+import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.Range;
+import io.evenkeel.schemas.shard.Term;
+import io.evenkeel.schemas.shard.Terms;
+import io.evenkeel.schemas.shard.AccessPath;
+import io.evenkeel.schemas.shard.Value;
+import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.ColumnType;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import io.evenkeel.shard.index.IndexFields;
+import io.evenkeel.shard.index.RowDocuments;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.BinaryPoint;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermRangeQuery;
+import org.apache.lucene.search.WildcardQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.QueryBuilder;
+
+/**
+ * Turns a structured {@link Filter} into a Lucene query over the row layout of {@code RowDocuments}. Every problem
+ * (unknown column, a value of the wrong type, a predicate the column cannot answer) is an {@link
+ * IllegalArgumentException} that names it.
+ *
+ * <p>Semantics are Lucene's boolean ones: a row whose column is NULL matches no predicate on that column, and so
+ * passes a {@code must_not} of it; SQL's NOT is the caller's to translate (add {@code exists}).
+ */
+public final class QueryTranslator {
+  private static final Analyzer ANALYZER = new StandardAnalyzer();
+
+  private QueryTranslator() {}
+
+  /** The query for live rows (never tombstones) that match {@code filter}. */
+  public static Query liveRows(Filter filter) {
+    Query matching = filter == null || filter.getKindCase() == Filter.KindCase.KIND_NOT_SET
+        ? new MatchAllDocsQuery()
+        : translate(filter);
+    return new BooleanQuery.Builder()
+        .add(matching, BooleanClause.Occur.FILTER)
+        .add(new TermQuery(new org.apache.lucene.index.Term(IndexFields.TOMBSTONE, "T")), BooleanClause.Occur.MUST_NOT)
+        .build();
+  }
+
+  static Query translate(Filter filter) {
+    return switch (filter.getKindCase()) {
+      case MATCH_ALL -> new MatchAllDocsQuery();
+      case TERM -> term(filter.getTerm());
+      case TERMS -> terms(filter.getTerms());
+      case RANGE -> range(filter.getRange());
+      case MATCH -> match(filter.getMatch().getField(), filter.getMatch().getText());
+      case BOOL -> bool(filter.getBool());
+      case EXISTS -> exists(filter.getExists().getField());
+      case LIKE -> like(filter.getLike().getField(), filter.getLike().getPattern());
+      case COMPOSITE_RANGE -> compositeRange(filter.getCompositeRange());
+      case KIND_NOT_SET -> throw new IllegalArgumentException("a filter must set one kind (term, range, bool, ...)");
+    };
+  }
+
+  private static Query term(Term term) {
+    Column column = indexed(term.getField());
+    boolean docValues = term.getAccess() == AccessPath.DOC_VALUES;
+    if (column.isNumeric()) {
+      Long value = FieldValues.exact(FieldValues.numeric(column, term.getValue()));
+      if (value == null) {
+        return new MatchNoDocsQuery(column.name() + " never equals " + FieldValues.describe(term.getValue()));
+      }
+      return docValues
+          ? NumericDocValuesField.newSlowExactQuery(column.name(), value)
+          : LongPoint.newExactQuery(column.name(), value);
+    }
+    String text = FieldValues.keyword(column, term.getValue());
+    requireKeyword(column, "=");
+    return docValues
+        ? SortedDocValuesField.newSlowExactQuery(column.name(), new BytesRef(text))
+        : new TermQuery(new org.apache.lucene.index.Term(column.name(), text));
+  }
+
+  private static Query terms(Terms terms) {
+    Column column = indexed(terms.getField());
+    boolean docValues = terms.getAccess() == AccessPath.DOC_VALUES;
+    if (terms.getValuesCount() == 0) {
+      return new MatchNoDocsQuery("IN () of " + column.name());
+    }
+    if (column.isNumeric()) {
+      List<Long> values = new ArrayList<>();
+      for (Value value : terms.getValuesList()) {
+        Long exact = FieldValues.exact(FieldValues.numeric(column, value));
+        if (exact != null) {
+          values.add(exact);
+        }
+      }
+      long[] array = values.stream().mapToLong(Long::longValue).toArray();
+      if (array.length == 0) {
+        return new MatchNoDocsQuery(column.name() + " never equals any of the values");
+      }
+      return docValues
+          ? NumericDocValuesField.newSlowSetQuery(column.name(), array)
+          : LongPoint.newSetQuery(column.name(), array);
+    }
+    requireKeyword(column, "IN");
+    List<BytesRef> values = new ArrayList<>();
+    for (Value value : terms.getValuesList()) {
+      values.add(new BytesRef(FieldValues.keyword(column, value)));
+    }
+    return docValues
+        ? SortedDocValuesField.newSlowSetQuery(column.name(), values.toArray(BytesRef[]::new))
+        : new TermInSetQuery(column.name(), values);
+  }
+
+  private static Query range(Range range) {
+    Column column = indexed(range.getField());
+    boolean docValues = range.getAccess() == AccessPath.DOC_VALUES;
+    if (column.isNumeric()) {
+      Long lower = Long.MIN_VALUE;
+      Long upper = Long.MAX_VALUE;
+      if (range.hasLower()) {
+        lower = FieldValues.lowerBound(FieldValues.numeric(column, range.getLower()), range.getLowerInclusive());
+      }
+      if (range.hasUpper()) {
+        upper = FieldValues.upperBound(FieldValues.numeric(column, range.getUpper()), range.getUpperInclusive());
+      }
+      if (lower == null || upper == null || lower > upper) {
+        return new MatchNoDocsQuery("empty range on " + column.name());
+      }
+      return docValues
+          ? NumericDocValuesField.newSlowRangeQuery(column.name(), lower, upper)
+          : LongPoint.newRangeQuery(column.name(), lower, upper);
+    }
+    requireKeyword(column, "a range");
+    BytesRef lower = range.hasLower() ? new BytesRef(FieldValues.keyword(column, range.getLower())) : null;
+    BytesRef upper = range.hasUpper() ? new BytesRef(FieldValues.keyword(column, range.getUpper())) : null;
+    return docValues
+        ? SortedDocValuesField.newSlowRangeQuery(column.name(), lower, upper, range.getLowerInclusive(),
+            range.getUpperInclusive())
+        : new TermRangeQuery(column.name(), lower, upper, range.getLowerInclusive(), range.getUpperInclusive());
+  }
+
+  private static Query match(String field, String text) {
+    Column column = TransactionLogsTable.require(field);
+    if (column.type() != ColumnType.TEXT) {
+      throw new IllegalArgumentException("full-text match needs a TEXT column; " + field + " is " + column.type());
+    }
+    Query query = new QueryBuilder(ANALYZER).createBooleanQuery(field, text, BooleanClause.Occur.SHOULD);
+    return query == null ? new MatchNoDocsQuery("no words in '" + text + "'") : query;
+  }
+
+  private static Query bool(Bool bool) {
+    BooleanQuery.Builder builder = new BooleanQuery.Builder();
+    boolean positive = false;
+    for (Filter must : bool.getMustList()) {
+      builder.add(translate(must), BooleanClause.Occur.FILTER);
+      positive = true;
+    }
+    for (Filter should : bool.getShouldList()) {
+      builder.add(translate(should), BooleanClause.Occur.SHOULD);
+    }
+    if (bool.getShouldCount() > 0) {
+      builder.setMinimumNumberShouldMatch(1);
+      positive = true;
+    }
+    for (Filter mustNot : bool.getMustNotList()) {
+      builder.add(translate(mustNot), BooleanClause.Occur.MUST_NOT);
+    }
+    if (!positive) {
+      builder.add(new MatchAllDocsQuery(), BooleanClause.Occur.FILTER);
+    }
+    return builder.build();
+  }
+
+  private static Query exists(String field) {
+    Column column = TransactionLogsTable.require(field);
+    if (column.type() == ColumnType.ATTRIBUTES) {
+      throw new IllegalArgumentException("IS [NOT] NULL on attributes is not indexed; test attr('key') instead");
+    }
+    return new FieldExistsQuery(field);
+  }
+
+  private static Query like(String field, String pattern) {
+    Column column = indexed(field);
+    requireKeyword(column, "LIKE");
+    StringBuilder wildcard = new StringBuilder();
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) {
+        appendLiteral(wildcard, pattern.charAt(++i));
+      } else if (c == '%') {
+        wildcard.append(WildcardQuery.WILDCARD_STRING);
+      } else if (c == '_') {
+        wildcard.append(WildcardQuery.WILDCARD_CHAR);
+      } else {
+        appendLiteral(wildcard, c);
+      }
+    }
+    return new WildcardQuery(new org.apache.lucene.index.Term(field, wildcard.toString()));
+  }
+
+  private static void appendLiteral(StringBuilder wildcard, char c) {
+    if (c == WildcardQuery.WILDCARD_STRING || c == WildcardQuery.WILDCARD_CHAR || c == WildcardQuery.WILDCARD_ESCAPE) {
+      wildcard.append(WildcardQuery.WILDCARD_ESCAPE);
+    }
+    wildcard.append(c);
+  }
+
+  private static Query compositeRange(CompositeRange range) {
+    if (!IndexFields.TENANT_CREATED.equals(range.getIndex())) {
+      throw new IllegalArgumentException("unknown composite index '" + range.getIndex() + "'; composite indexes are ["
+          + IndexFields.TENANT_CREATED + "]");
+    }
+    if (range.getLowerCount() != 2 || range.getUpperCount() != 2) {
+      throw new IllegalArgumentException(IndexFields.TENANT_CREATED
+          + " needs two bounds on each side, (tenant_id, created_time); got " + range.getLowerCount() + " and "
+          + range.getUpperCount());
+    }
+    Column tenant = TransactionLogsTable.require("tenant_id");
+    Column created = TransactionLogsTable.require("created_time");
+    Long lowTenant = FieldValues.lowerBound(FieldValues.numeric(tenant, range.getLower(0)), true);
+    Long lowCreated = FieldValues.lowerBound(FieldValues.numeric(created, range.getLower(1)), true);
+    Long highTenant = FieldValues.upperBound(FieldValues.numeric(tenant, range.getUpper(0)), true);
+    Long highCreated = FieldValues.upperBound(FieldValues.numeric(created, range.getUpper(1)), true);
+    if (lowTenant == null || lowCreated == null || highTenant == null || highCreated == null) {
+      return new MatchNoDocsQuery("empty composite range");
+    }
+    return BinaryPoint.newRangeQuery(IndexFields.TENANT_CREATED,
+        RowDocuments.tenantCreated(lowTenant, lowCreated), RowDocuments.tenantCreated(highTenant, highCreated));
+  }
+
+  /** A column with an index or doc values to filter on. */
+  private static Column indexed(String field) {
+    Column column = TransactionLogsTable.require(field);
+    if (column.type() == ColumnType.TEXT) {
+      throw new IllegalArgumentException(field + " is full text: filter it with a match, not =, IN, LIKE or a range");
+    }
+    if (column.type() == ColumnType.ATTRIBUTES) {
+      throw new IllegalArgumentException(
+          "attributes is not indexed as a whole; filter on attr('key') (hot keys are indexed, others scanned)");
+    }
+    return column;
+  }
+
+  private static void requireKeyword(Column column, String what) {
+    if (column.type() != ColumnType.KEYWORD) {
+      throw new IllegalArgumentException(what + " on " + column.name() + " (" + column.type() + ") is not supported");
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package io.evenkeel.shard.search;
+
+import io.evenkeel.schemas.shard.Hit;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import io.evenkeel.shard.index.IndexFields;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.util.BytesRef;
+
+/** Runs a structured query on one shard's searcher: top hits in sort order, aggregate buckets, a total. */
+public final class ShardSearch {
+  /** The most hits one request may ask for (offset included: deeper pages need a narrower query). */
+  public static final int MAX_HITS = 100_000;
+
+  private static final Column TENANT_ID = TransactionLogsTable.require("tenant_id");
+  private static final Column ROW_ID = TransactionLogsTable.require("row_id");
+
+  private ShardSearch() {}
+
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request) throws IOException {
+    long started = System.nanoTime();
+    if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
+      throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
+    }
+    Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null);
+    SearchResponse.Builder response = SearchResponse.newBuilder();
+    List<Column> sortColumns = sortColumns(request);
+    Sort sort = sort(request, sortColumns);
+    if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0) {
+      response.addAllBuckets(searcher.search(query, new Aggregator(request.getGroupByList(),
+          request.getAggregationsList())));
+    }
+    if (request.getLimit() > 0) {
+      TopFieldDocs top = searcher.search(query, request.getLimit(), sort);
+      StoredFields stored = request.getIncludeRows() ? searcher.storedFields() : null;
+      for (ScoreDoc scoreDoc : top.scoreDocs) {
+        response.addHits(hit((FieldDoc) scoreDoc, sortColumns, stored));
+      }
+    }
+    if (request.getTrackTotal()) {
+      response.setTotal(searcher.count(query));
+    }
+    return response.setTookMicros((System.nanoTime() - started) / 1_000).build();
+  }
+
+  private static List<Column> sortColumns(io.evenkeel.schemas.shard.Query request) {
+    List<Column> columns = new ArrayList<>();
+    for (io.evenkeel.schemas.shard.SortField field : request.getSortList()) {
+      Column column = TransactionLogsTable.require(field.getField());
+      if (!column.hasDocValues()) {
+        throw new IllegalArgumentException("cannot sort by " + column.name() + " (" + column.type() + ")");
+      }
+      columns.add(column);
+    }
+    return columns;
+  }
+
+  /** The requested order, then (tenant_id, row_id): a total order that every shard and the merger agree on. */
+  private static Sort sort(io.evenkeel.schemas.shard.Query request, List<Column> columns) {
+    List<SortField> fields = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      fields.add(sortField(columns.get(i), request.getSort(i).getDescending()));
+    }
+    fields.add(sortField(TENANT_ID, false));
+    fields.add(sortField(ROW_ID, false));
+    return new Sort(fields.toArray(SortField[]::new));
+  }
+
+  /** NULLs first ascending and last descending, as in MySQL: the missing value sorts lowest either way. */
+  private static SortField sortField(Column column, boolean descending) {
+    if (column.isNumeric()) {
+      SortField field = new SortField(column.name(), SortField.Type.LONG, descending);
+      field.setMissingValue(Long.MIN_VALUE);
+      return field;
+    }
+    SortField field = new SortField(column.name(), SortField.Type.STRING, descending);
+    field.setMissingValue(SortField.STRING_FIRST);
+    return field;
+  }
+
+  private static Hit hit(FieldDoc doc, List<Column> sortColumns, StoredFields stored) throws IOException {
+    Object[] values = doc.fields;
+    Hit.Builder hit = Hit.newBuilder()
+        .setTenantId((Long) values[values.length - 2])
+        .setRowId((Long) values[values.length - 1]);
+    for (int i = 0; i < sortColumns.size(); i++) {
+      hit.addSortValues(FieldValues.toValue(sortColumns.get(i), sortValue(values[i])));
+    }
+    if (stored != null) {
+      BytesRef source = stored.document(doc.doc).getBinaryValue(IndexFields.SOURCE);
+      hit.setRow(com.google.protobuf.ByteString.copyFrom(source.bytes, source.offset, source.length));
+    }
+    return hit.build();
+  }
+
+  /** Lucene reports a missing long as the missing value and a missing string as null: both are NULL here. */
+  private static Object sortValue(Object value) {
+    if (value instanceof BytesRef bytes) {
+      return bytes.utf8ToString();
+    }
+    if (value instanceof Long number && number == Long.MIN_VALUE) {
+      return null;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,127 @@
+package io.evenkeel.shard.server;
+
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.shard.translog.Durability;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs a shard server process. Prints {@code PORT: <n>} once it serves, so a parent process can find a port chosen
+ * at run time ({@code --port 0}).
+ */
+@Command(name = "shard-server", mixinStandardHelpOptions = true,
+    description = "Serves Lucene shards over gRPC. Options may also come from a properties file (--config) whose "
+        + "keys are the long option names without dashes, e.g. data-dir=/var/evenkeel.")
+public final class ShardServerMain implements Callable<Integer> {
+  @Option(names = "--config", description = "Properties file with defaults for the options below.")
+  Path config;
+
+  @Option(names = "--data-dir", description = "Directory holding one folder per shard (default: ${DEFAULT-VALUE}).",
+      defaultValue = "evenkeel-data/shard-server")
+  Path dataDir;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0", description = "Port to bind; 0 picks a free one (default: 0).")
+  int port;
+
+  @Option(names = "--shards", required = true, description = "The shards to host: numbers and ranges, e.g. 0-3,8.")
+  String shards;
+
+  @Option(names = "--durability", defaultValue = "request",
+      description = "request: fsync before each acknowledgement; interval: fsync every --sync-interval-ms.")
+  String durability;
+
+  @Option(names = "--sync-interval-ms", defaultValue = "200")
+  long syncIntervalMs;
+
+  @Option(names = "--refresh-interval-ms", defaultValue = "1000",
+      description = "How often new writes become searchable (default: ${DEFAULT-VALUE}).")
+  long refreshIntervalMs;
+
+  @Option(names = "--commit-interval-ms", defaultValue = "30000")
+  long commitIntervalMs;
+
+  @Option(names = "--ram-buffer-mb", defaultValue = "64", description = "IndexWriter RAM buffer per shard.")
+  double ramBufferMb;
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    CommandLine commandLine = new CommandLine(new ShardServerMain());
+    commandLine.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(configFile(args)));
+    System.exit(commandLine.execute(args));
+  }
+
+  /** The --config file's properties, read before parsing so they can serve as defaults. */
+  private static Properties configFile(String[] args) {
+    Properties properties = new Properties();
+    for (int i = 0; i < args.length; i++) {
+      String path = args[i].startsWith("--config=") ? args[i].substring("--config=".length())
+          : args[i].equals("--config") && i + 1 < args.length ? args[i + 1] : null;
+      if (path != null) {
+        try (InputStream in = Files.newInputStream(Path.of(path))) {
+          properties.load(in);
+        } catch (IOException e) {
+          throw new IllegalArgumentException("cannot read --config " + path + ": " + e.getMessage(), e);
+        }
+      }
+    }
+    return properties;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
+        commitIntervalMs, ramBufferMb);
+    ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        server.close();
+      } catch (IOException e) {
+        System.err.println("shard server did not close cleanly: " + e);
+      } finally {
+        stopped.countDown();
+      }
+    }, "shard-server-shutdown"));
+    int bound = server.start();
+    System.out.println("PORT: " + bound);
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  /** "0-3,8" → {0, 1, 2, 3, 8}. */
+  static Set<Integer> parseShards(String text) {
+    Set<Integer> ids = new TreeSet<>();
+    for (String part : text.split(",")) {
+      String range = part.strip();
+      try {
+        int dash = range.indexOf('-');
+        int first = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+        int last = dash < 0 ? first : Integer.parseInt(range.substring(dash + 1));
+        if (first < 0 || last < first) {
+          throw new NumberFormatException();
+        }
+        for (int id = first; id <= last; id++) {
+          ids.add(id);
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--shards takes numbers and ranges like 0-3,8; got: '" + text + "'");
+      }
+    }
+    return ids;
+  }
+}

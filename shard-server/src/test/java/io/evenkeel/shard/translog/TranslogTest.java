@@ -1,0 +1,112 @@
+package io.evenkeel.shard.translog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TranslogTest {
+  @TempDir Path dir;
+
+  private static byte[] payload(int i) {
+    return ("batch-" + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static List<String> replayAll(Translog translog, long fromGeneration) throws IOException {
+    List<String> seen = new ArrayList<>();
+    translog.replay(fromGeneration, r -> seen.add(r.firstSeqNo() + ":" + new String(r.payload(), StandardCharsets.UTF_8)));
+    return seen;
+  }
+
+  @Test
+  void recordsSurviveReopeningInOrder() throws IOException {
+    try (Translog translog = Translog.open(dir)) {
+      for (int i = 0; i < 5; i++) {
+        translog.append(i * 10L, payload(i));
+      }
+      translog.sync();
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(replayAll(translog, 1)).containsExactly("0:batch-0", "10:batch-1", "20:batch-2", "30:batch-3",
+          "40:batch-4");
+      translog.append(50, payload(5));
+      assertThat(replayAll(translog, 1)).hasSize(6).endsWith("50:batch-5");
+    }
+  }
+
+  @Test
+  void tornLastRecordIsDroppedAndAppendsContinueAfterTheIntactOnes() throws IOException {
+    long sizeAfterTwo;
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+      translog.append(2, payload(2));
+      sizeAfterTwo = translog.sizeInBytes();
+      translog.append(3, payload(3));
+    }
+    // A crash in the middle of the third append: only part of it reached the file.
+    try (FileChannel file = FileChannel.open(dir.resolve("translog-1.tlog"), StandardOpenOption.WRITE)) {
+      file.truncate(sizeAfterTwo + 7);
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(translog.sizeInBytes()).isEqualTo(sizeAfterTwo);
+      translog.append(4, payload(4));
+      assertThat(replayAll(translog, 1)).containsExactly("1:batch-1", "2:batch-2", "4:batch-4");
+    }
+  }
+
+  @Test
+  void lastRecordWithABadChecksumIsDropped() throws IOException {
+    long sizeAfterOne;
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+      sizeAfterOne = translog.sizeInBytes();
+      translog.append(2, payload(2));
+    }
+    try (FileChannel file = FileChannel.open(dir.resolve("translog-1.tlog"), StandardOpenOption.WRITE)) {
+      file.write(ByteBuffer.wrap(new byte[] {'X'}), sizeAfterOne + 14); // inside the payload of record 2
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(replayAll(translog, 1)).containsExactly("1:batch-1");
+    }
+  }
+
+  @Test
+  void zeroFilledTailIsNotMistakenForRecords() throws IOException {
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+    }
+    try (FileChannel file = FileChannel.open(dir.resolve("translog-1.tlog"), StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND)) {
+      file.write(ByteBuffer.allocate(4096));
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(replayAll(translog, 1)).containsExactly("1:batch-1");
+    }
+  }
+
+  @Test
+  void rolledGenerationsAreReplayedFromTheCommittedOneAndTrimmed() throws IOException {
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+      long second = translog.rollGeneration();
+      translog.append(2, payload(2));
+      assertThat(second).isEqualTo(2);
+      assertThat(replayAll(translog, 1)).containsExactly("1:batch-1", "2:batch-2");
+      assertThat(replayAll(translog, second)).containsExactly("2:batch-2");
+      translog.deleteGenerationsBefore(second);
+      assertThat(translog.generationsOnDisk()).containsExactly(2L);
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(translog.currentGeneration()).isEqualTo(2);
+      assertThat(replayAll(translog, 1)).containsExactly("2:batch-2");
+    }
+  }
+}
