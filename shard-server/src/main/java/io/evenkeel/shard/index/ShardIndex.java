@@ -12,6 +12,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.codecs.PostingsFormat;
+import org.apache.lucene.codecs.bloom.BloomFilteringPostingsFormat;
+import org.apache.lucene.codecs.lucene912.Lucene912Codec;
+import org.apache.lucene.codecs.lucene912.Lucene912PostingsFormat;
+import org.apache.lucene.document.Document;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -46,6 +51,8 @@ public final class ShardIndex implements Closeable {
   private final IndexWriter writer;
   private final SearcherManager searchers;
   private final LiveVersionMap versions = new LiveVersionMap();
+  /** Used only by {@link #apply}, under the shard's write lock. */
+  private final IdLookup writeLookup = new IdLookup();
   private final Map<String, String> lastCommit;
 
   public ShardIndex(Path path, double ramBufferMb) throws IOException {
@@ -53,6 +60,7 @@ public final class ShardIndex implements Closeable {
     IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer())
         .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
         .setRAMBufferSizeMB(ramBufferMb)
+        .setCodec(new IdBloomFilterCodec())
         // Commits happen only through commit(), which records the translog position.
         .setCommitOnClose(false);
     this.lastCommit = DirectoryReader.indexExists(directory)
@@ -63,6 +71,20 @@ public final class ShardIndex implements Closeable {
     searchers.addListener(versions);
   }
 
+  /**
+   * The default codec with a bloom filter on the id field: every write looks its id up in every segment, and most
+   * writes are inserts of ids no segment holds, which the filter rejects without touching the terms dictionary.
+   * Segments record the per-field format by name, so readers need only lucene-codecs on the classpath.
+   */
+  private static final class IdBloomFilterCodec extends Lucene912Codec {
+    private final PostingsFormat ids = new BloomFilteringPostingsFormat(new Lucene912PostingsFormat());
+
+    @Override
+    public PostingsFormat getPostingsFormatForField(String field) {
+      return IndexFields.ID.equals(field) ? ids : super.getPostingsFormatForField(field);
+    }
+  }
+
   /** The user data of the commit this index opened from (empty for a new index). */
   public Map<String, String> openedCommitData() {
     return lastCommit;
@@ -71,20 +93,32 @@ public final class ShardIndex implements Closeable {
   /** Applies one change with sequence number {@code seqNo}; false when its version is not newer than the stored one. */
   public boolean apply(TransactionLogChange change, long seqNo) throws IOException {
     RowKey key = new RowKey(change.getTenantId(), change.getRowId());
-    StoredRow stored = lookup(key);
+    StoredRow stored = versions.get(key);
+    if (stored == null) {
+      stored = writeLookup.find(searchers, key);
+    }
     if (stored != null && change.getVersion() <= stored.version()) {
       return false;
     }
-    Term id = new Term(IndexFields.ID, key.toBytesRef());
+    Document document;
+    StoredRow next;
     if (change.getOp() == ChangeOp.DELETE) {
-      writer.updateDocument(id, RowDocuments.tombstone(key, change.getVersion(), seqNo));
-      versions.put(key, StoredRow.tombstone(change.getVersion()));
-      return true;
+      document = RowDocuments.tombstone(key, change.getVersion(), seqNo);
+      next = StoredRow.tombstone(change.getVersion());
+    } else {
+      TransactionLogChange row = Changes.rowAfter(change, stored == null || stored.deleted() ? null : stored.row());
+      byte[] source = ROWS.encode(row);
+      document = RowDocuments.row(key, row, source, seqNo);
+      next = new StoredRow(row.getVersion(), false, row, source);
     }
-    TransactionLogChange row = Changes.rowAfter(change, stored == null || stored.deleted() ? null : stored.row());
-    byte[] source = ROWS.encode(row);
-    writer.updateDocument(id, RowDocuments.row(key, row, source, seqNo));
-    versions.put(key, new StoredRow(row.getVersion(), false, row, source));
+    if (stored == null) {
+      // No document has this id (the searcher holds everything before its refresh, the version map everything
+      // after): adding skips the delete-by-term that an update costs at every flush.
+      writer.addDocument(document);
+    } else {
+      writer.updateDocument(new Term(IndexFields.ID, key.toBytesRef()), document);
+    }
+    versions.put(key, next);
     return true;
   }
 
@@ -104,29 +138,54 @@ public final class ShardIndex implements Closeable {
 
   /** The newest row or tombstone for {@code key} that {@code searcher} sees. */
   public static StoredRow lookup(IndexSearcher searcher, RowKey key) throws IOException {
-    BytesRef id = key.toBytesRef();
-    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-    // Newest segments last: recently written rows are found sooner from the end.
-    for (int i = leaves.size() - 1; i >= 0; i--) {
-      LeafReaderContext leaf = leaves.get(i);
-      Terms terms = leaf.reader().terms(IndexFields.ID);
-      if (terms == null) {
-        continue;
-      }
-      TermsEnum termsEnum = terms.iterator();
-      if (!termsEnum.seekExact(id)) {
-        continue;
-      }
-      Bits liveDocs = leaf.reader().getLiveDocs();
-      PostingsEnum postings = termsEnum.postings(null, PostingsEnum.NONE);
-      for (int doc = postings.nextDoc(); doc != PostingsEnum.NO_MORE_DOCS; doc = postings.nextDoc()) {
-        if (liveDocs != null && !liveDocs.get(doc)) {
-          continue;
-        }
-        return read(leaf, doc);
+    return new IdLookup().find(searcher, key);
+  }
+
+  /**
+   * Finds ids in one searcher's segments, keeping a terms enum per segment between calls on the same searcher (a miss,
+   * the common case for inserts, then costs one seek per segment and no allocation). Not thread-safe.
+   */
+  private static final class IdLookup {
+    private IndexSearcher searcher;
+    private TermsEnum[] termsEnums;
+
+    StoredRow find(SearcherManager manager, RowKey key) throws IOException {
+      IndexSearcher current = manager.acquire();
+      try {
+        return find(current, key);
+      } finally {
+        manager.release(current);
       }
     }
-    return null;
+
+    StoredRow find(IndexSearcher current, RowKey key) throws IOException {
+      List<LeafReaderContext> leaves = current.getIndexReader().leaves();
+      if (current != searcher) {
+        searcher = current;
+        termsEnums = new TermsEnum[leaves.size()];
+        for (int i = 0; i < leaves.size(); i++) {
+          Terms terms = leaves.get(i).reader().terms(IndexFields.ID);
+          termsEnums[i] = terms == null ? null : terms.iterator();
+        }
+      }
+      BytesRef id = key.toBytesRef();
+      // Newest segments last: recently written rows are found sooner from the end.
+      for (int i = leaves.size() - 1; i >= 0; i--) {
+        TermsEnum termsEnum = termsEnums[i];
+        if (termsEnum == null || !termsEnum.seekExact(id)) {
+          continue;
+        }
+        LeafReaderContext leaf = leaves.get(i);
+        Bits liveDocs = leaf.reader().getLiveDocs();
+        PostingsEnum postings = termsEnum.postings(null, PostingsEnum.NONE);
+        for (int doc = postings.nextDoc(); doc != PostingsEnum.NO_MORE_DOCS; doc = postings.nextDoc()) {
+          if (liveDocs == null || liveDocs.get(doc)) {
+            return read(leaf, doc);
+          }
+        }
+      }
+      return null;
+    }
   }
 
   private static StoredRow read(LeafReaderContext leaf, int doc) throws IOException {

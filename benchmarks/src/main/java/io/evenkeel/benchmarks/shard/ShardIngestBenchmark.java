@@ -1,0 +1,199 @@
+package io.evenkeel.benchmarks.shard;
+
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.ByteString;
+import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.schemas.ShardWriteBatch;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.Bool;
+import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.Range;
+import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.evenkeel.schemas.shard.SortField;
+import io.evenkeel.schemas.shard.Term;
+import io.evenkeel.schemas.shard.Value;
+import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.schemas.shard.WriteResponse;
+import io.evenkeel.shard.index.RowDocuments;
+import io.evenkeel.shard.index.RowKey;
+import io.evenkeel.shard.server.ShardServer;
+import io.evenkeel.shard.server.ShardSettings;
+import io.evenkeel.shard.translog.Durability;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Indexes the same rows (a) with raw Lucene in this process, one thread, the physical limit of the machine, and (b)
+ * through a shard server's gRPC write path (translog with durability {@code interval}, version checks, refresh), then
+ * measures tenant + time-range searches on the loaded shard.
+ *
+ * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.shard.ShardIngestBenchmark
+ * [--rows N] [--batch N] [--in-flight N] [--queries N]}
+ */
+public final class ShardIngestBenchmark {
+  private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
+  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
+  private static final long SEED = 42;
+  private static final int TENANTS = 10_000;
+  private static final double RAM_BUFFER_MB = 256;
+
+  private ShardIngestBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    AvroTrust.install();
+    int rows = 1_000_000;
+    int batchSize = 1_000;
+    int inFlight = 4;
+    int queries = 2_000;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--rows" -> rows = Integer.parseInt(args[i + 1]);
+        case "--batch" -> batchSize = Integer.parseInt(args[i + 1]);
+        case "--in-flight" -> inFlight = Integer.parseInt(args[i + 1]);
+        case "--queries" -> queries = Integer.parseInt(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown flag " + args[i]);
+      }
+    }
+    Path work = Files.createTempDirectory("evenkeel-ingest-bench");
+    System.out.printf(Locale.ROOT, "Indexing %,d rows (Zipf tenants over %,d, ~15 columns, 10 attributes each); work dir %s%n",
+        rows, TENANTS, work);
+    double raw = rawLucene(work.resolve("raw"), rows);
+    System.out.printf(Locale.ROOT, "(a) raw Lucene, 1 thread:            %,10.0f docs/s%n", raw);
+    ShardServer server = new ShardServer(work.resolve("server"), Set.of(0),
+        new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
+    int port = server.start();
+    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
+        .maxInboundMessageSize(64 * 1024 * 1024).build();
+    try {
+      double viaGrpc = grpcWrites(channel, rows, batchSize, inFlight);
+      System.out.printf(Locale.ROOT, "(b) shard server over gRPC:          %,10.0f docs/s  (batches of %d, %d in flight,"
+          + " durability interval)%n", viaGrpc, batchSize, inFlight);
+      System.out.printf(Locale.ROOT, "ratio (b)/(a):                       %10.2f%n", viaGrpc / raw);
+      searches(channel, rows, queries);
+    } finally {
+      channel.shutdownNow();
+      server.close();
+    }
+  }
+
+  private static double rawLucene(Path path, int rows) throws IOException {
+    RowGenerator generator = new RowGenerator(SEED, TENANTS, 1.0);
+    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer()).setRAMBufferSizeMB(RAM_BUFFER_MB);
+    long started = System.nanoTime();
+    try (IndexWriter writer = new IndexWriter(FSDirectory.open(path), config)) {
+      for (int i = 0; i < rows; i++) {
+        TransactionLogChange row = generator.next();
+        writer.addDocument(RowDocuments.row(new RowKey(row.getTenantId(), row.getRowId()), row, ROWS.encode(row), i));
+        progress("raw Lucene", i + 1, rows, started);
+      }
+      writer.commit();
+    }
+    return rows / seconds(started);
+  }
+
+  private static double grpcWrites(ManagedChannel channel, int rows, int batchSize, int inFlight) throws Exception {
+    RowGenerator generator = new RowGenerator(SEED, TENANTS, 1.0);
+    ShardServiceGrpc.ShardServiceFutureStub stub = ShardServiceGrpc.newFutureStub(channel);
+    Semaphore slots = new Semaphore(inFlight);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    long started = System.nanoTime();
+    for (int sent = 0, sequence = 0; sent < rows; sequence++) {
+      List<TransactionLogChange> changes = new ArrayList<>(batchSize);
+      for (int i = 0; i < batchSize && sent < rows; i++, sent++) {
+        changes.add(generator.next());
+      }
+      boolean last = sent == rows;
+      byte[] batch = BATCHES.encode(ShardWriteBatch.newBuilder().setShard(0).setSender("bench")
+          .setBatchSequence(sequence).setSentTime(System.currentTimeMillis()).setWaitForRefresh(last)
+          .setChanges(changes).build());
+      slots.acquire();
+      if (failure.get() != null) {
+        throw new IllegalStateException("a write failed", failure.get());
+      }
+      Futures.addCallback(stub.withDeadlineAfter(60, TimeUnit.SECONDS)
+              .write(WriteRequest.newBuilder().setShard(0).setBatch(ByteString.copyFrom(batch)).build()),
+          new FutureCallback<WriteResponse>() {
+            @Override
+            public void onSuccess(WriteResponse response) {
+              slots.release();
+            }
+
+            @Override
+            public void onFailure(Throwable t) {
+              failure.set(t);
+              slots.release();
+            }
+          }, MoreExecutors.directExecutor());
+      progress("gRPC writes", sent, rows, started);
+    }
+    slots.acquire(inFlight);
+    if (failure.get() != null) {
+      throw new IllegalStateException("a write failed", failure.get());
+    }
+    return rows / seconds(started);
+  }
+
+  private static void searches(ManagedChannel channel, int rows, int queries) {
+    RowGenerator generator = new RowGenerator(SEED, TENANTS, 1.0);
+    ShardServiceGrpc.ShardServiceBlockingStub stub = ShardServiceGrpc.newBlockingStub(channel);
+    long span = rows / 10;
+    long[] micros = new long[queries];
+    long hits = 0;
+    for (int i = 0; i < queries + 200; i++) {
+      long tenant = generator.tenants().next();
+      long from = RowGenerator.startTime() + (long) (Math.random() * span);
+      Query query = Query.newBuilder().setLimit(10).setTrackTotal(true)
+          .addSort(SortField.newBuilder().setField("created_time").setDescending(true))
+          .setFilter(Filter.newBuilder().setBool(Bool.newBuilder()
+              .addMust(Filter.newBuilder().setTerm(Term.newBuilder().setField("tenant_id")
+                  .setValue(Value.newBuilder().setLongValue(tenant))))
+              .addMust(Filter.newBuilder().setRange(Range.newBuilder().setField("created_time")
+                  .setLower(Value.newBuilder().setLongValue(from)).setLowerInclusive(true)
+                  .setUpper(Value.newBuilder().setLongValue(from + span / 10)).setUpperInclusive(true)))))
+          .build();
+      long started = System.nanoTime();
+      hits += stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+          .search(SearchRequest.newBuilder().setShard(0).setQuery(query).build()).getTotal();
+      if (i >= 200) { // the first 200 warm up
+        micros[i - 200] = (System.nanoTime() - started) / 1_000;
+      }
+    }
+    Arrays.sort(micros);
+    System.out.printf(Locale.ROOT, "search, tenant + 10%%-of-time range, top 10 by created_time desc, %,d queries"
+        + " (mean %.0f matches): p50 %.2f ms, p99 %.2f ms%n", queries, hits / (double) (queries + 200),
+        micros[queries / 2] / 1000.0, micros[(int) (queries * 0.99)] / 1000.0);
+  }
+
+  private static void progress(String what, int done, int total, long started) {
+    if (done % 100_000 == 0 || done == total) {
+      System.err.printf(Locale.ROOT, "  %s: %,d / %,d rows, %,.0f rows/s%n", what, done, total, done / seconds(started));
+    }
+  }
+
+  private static double seconds(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1e9;
+  }
+}
