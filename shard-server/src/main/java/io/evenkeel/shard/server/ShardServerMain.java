@@ -61,6 +61,13 @@ public final class ShardServerMain implements Callable<Integer> {
     AvroTrust.install();
     CommandLine commandLine = new CommandLine(new ShardServerMain());
     commandLine.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(configFile(args)));
+    commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof IllegalArgumentException) {
+        line.getErr().println("shard-server: " + e.getMessage());
+        return CommandLine.ExitCode.USAGE;
+      }
+      throw e;
+    });
     System.exit(commandLine.execute(args));
   }
 
