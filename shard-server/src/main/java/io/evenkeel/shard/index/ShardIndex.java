@@ -1,6 +1,7 @@
 package io.evenkeel.shard.index;
 
 import io.evenkeel.schemas.ChangeOp;
+import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;

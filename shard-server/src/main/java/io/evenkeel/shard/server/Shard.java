@@ -5,7 +5,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardStats;
-import io.evenkeel.shard.index.Changes;
+import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.shard.index.IndexFields;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardIndex;

@@ -1,4 +1,4 @@
-package io.evenkeel.shard.index;
+package io.evenkeel.schemas.change;
 
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -66,7 +66,7 @@ public final class Changes {
     return merged;
   }
 
-  static String describe(TransactionLogChange change) {
+  public static String describe(TransactionLogChange change) {
     return change.getOp() + " of row " + change.getTenantId() + ":" + change.getRowId() + " (version "
         + change.getVersion() + ")";
   }
