@@ -237,14 +237,15 @@ public final class RuleMaster implements Closeable {
       round.setEffectiveTime(Math.max(now + config.effectiveDelayMs(), list.newestEffectiveTime()));
       round.setPublishedAt(now);
       round.setVoters(new ArrayList<>(participants()));
-      stat = write(path, stat, round);
+      stat = publish(name, stat, round);
       deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.voteTimeoutMs());
     }
+    Map<String, RuleVote> votes = new TreeMap<>();
     while (true) {
       if (!leading()) {
         throw new LeadershipLost();
       }
-      Map<String, RuleVote> votes = votes(name);
+      readNewVotes(name, votes);
       TreeSet<String> required = new TreeSet<>(round.getVoters());
       required.addAll(participants());
       for (RuleVote vote : votes.values()) {
@@ -280,9 +281,9 @@ public final class RuleMaster implements Closeable {
       decide(path, stat, round, ProposalOutcome.ABORTED, "malformed rule: " + malformed.getMessage());
       return;
     }
-    // The local copy may lag the list (another master appended last): then the create fails and we read again.
+    // The round's start read the list; should another master have appended since, the create fails and we read again.
     for (int attempt = 1; ; attempt++) {
-      RuleList list = rules.refresh();
+      RuleList list = attempt == 1 ? rules.current() : rules.refresh();
       try {
         list.append(rule);
       } catch (IllegalArgumentException unusable) {
@@ -315,6 +316,15 @@ public final class RuleMaster implements Closeable {
     LOG.debug("master {}: {} {}: {}", id, path, outcome, reason);
   }
 
+  /** Publishes a round: its effective time and voters, and the znode its votes go under; returns its new stat. */
+  private Stat publish(String name, Stat stat, RuleRound round) throws Exception {
+    List<CuratorTransactionResult> results = transaction(
+        client.transactionOp().setData().withVersion(stat.getVersion())
+            .forPath(layout.proposal(name), Layout.ROUNDS.encode(round)),
+        client.transactionOp().create().forPath(layout.votes(name)));
+    return results.get(1).getResultStat();
+  }
+
   /** Rewrites a round if nobody else did since we read it; returns its new stat. */
   private Stat write(String path, Stat stat, RuleRound round) throws Exception {
     List<CuratorTransactionResult> results = transaction(
@@ -341,13 +351,14 @@ public final class RuleMaster implements Closeable {
     }
   }
 
-  private Map<String, RuleVote> votes(String name) throws Exception {
-    Map<String, RuleVote> votes = new TreeMap<>();
-    for (String voter : client.getChildren().usingWatcher(watcher).forPath(layout.proposal(name))) {
-      String path = layout.vote(name, voter);
-      votes.put(voter, Layout.decode(Layout.VOTES, path, client.getData().forPath(path)));
+  /** Adds the votes cast since the last call to {@code votes}; a vote is written once and never changes. */
+  private void readNewVotes(String name, Map<String, RuleVote> votes) throws Exception {
+    for (String voter : client.getChildren().usingWatcher(watcher).forPath(layout.votes(name))) {
+      if (!votes.containsKey(voter)) {
+        String path = layout.vote(name, voter);
+        votes.put(voter, Layout.decode(Layout.VOTES, path, client.getData().forPath(path)));
+      }
     }
-    return votes;
   }
 
   private List<String> participants() throws Exception {
@@ -356,11 +367,10 @@ public final class RuleMaster implements Closeable {
 
   private void prune(Deque<String> decided) throws Exception {
     while (decided.size() > retainedRounds) {
-      try {
-        client.delete().deletingChildrenIfNeeded().forPath(layout.proposal(decided.peekFirst()));
-      } catch (KeeperException.NoNodeException alreadyGone) {
-        // Pruned by an earlier master.
-      }
+      String name = decided.peekFirst();
+      // Votes first: a round whose proposal is gone is treated as decided and pruned by everyone.
+      client.delete().quietly().deletingChildrenIfNeeded().forPath(layout.votes(name));
+      client.delete().quietly().forPath(layout.proposal(name));
       decided.removeFirst();
     }
   }

@@ -131,8 +131,9 @@ public final class RuleProtocolConfig {
       }
       if (maxClockSkew.toMillis() * 2 >= effectiveDelay.toMillis()) {
         throw new IllegalArgumentException("maxClockSkew must be below effectiveDelay / 2 ("
-            + effectiveDelay.toMillis() / 2 + " ms), else a round may publish an effective time that rows already "
-            + "routed have passed; got: " + maxClockSkew.toMillis() + " ms");
+            + effectiveDelay.toMillis() / 2 + " ms), else a participant cut off from ZooKeeper may already have "
+            + "routed rows created after the effective time of a round published without it; got: "
+            + maxClockSkew.toMillis() + " ms");
       }
       if (clock == null) {
         throw new IllegalArgumentException("clock must not be null");

@@ -304,6 +304,7 @@ class RuleCommitProtocolIT {
     }
     List<String> rounds = admin.getChildren().forPath(new Layout(root).proposals());
     assertThat(rounds.size()).as("decided rounds pruned to the 50 most recent").isLessThanOrEqualTo(51);
+    assertThat(admin.getChildren().forPath(new Layout(root).votes()).size()).isLessThanOrEqualTo(51);
   }
 
   private RuleProtocolConfig config(Duration effectiveDelay, LongSupplier clock) {
@@ -357,7 +358,7 @@ class RuleCommitProtocolIT {
         String name = names.get(names.size() - 1);
         RuleRound round = Layout.decode(Layout.ROUNDS, name, admin.getData().forPath(layout.proposal(name)));
         found[0] = name;
-        return round.getEffectiveTime() != null && admin.getChildren().forPath(layout.proposal(name)).size() == votes;
+        return round.getEffectiveTime() != null && admin.getChildren().forPath(layout.votes(name)).size() == votes;
       } catch (Exception e) {
         return false;
       }

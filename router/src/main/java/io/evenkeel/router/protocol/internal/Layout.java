@@ -16,10 +16,13 @@ import org.apache.zookeeper.KeeperException;
  * <pre>
  * {root}/rules/rule-0000000000        RoutingRule   the committed list, append-only; the name is the rule's index
  * {root}/proposals/p-0000000000       RuleRound     one round (persistent sequential: the order rounds are decided in)
- * {root}/proposals/p-.../{participant} RuleVote      that participant's vote
+ * {root}/votes/p-0000000000/{participant} RuleVote  that participant's vote; the master creates the parent on publishing
  * {root}/participants/{participant}   (empty)       ephemeral registration of every process that routes writes
  * {root}/master/...                   (Curator)     LeaderLatch: the master is the latch's leader
  * </pre>
+ *
+ * Votes live apart from the proposals so that the caches every participant and proposer keeps of the proposals do not
+ * also fetch every vote of every round (n participants would read n^2 votes a round).
  */
 public final class Layout {
   public static final SingleObjectCodec<RoutingRule> RULES = SingleObjectCodec.of(RoutingRule.class);
@@ -77,8 +80,17 @@ public final class Layout {
     return name.startsWith(PROPOSAL_PREFIX);
   }
 
+  public String votes() {
+    return root + "/votes";
+  }
+
+  /** The parent of one round's votes. */
+  public String votes(String proposal) {
+    return votes() + "/" + proposal;
+  }
+
   public String vote(String proposal, String participant) {
-    return proposal(proposal) + "/" + participant;
+    return votes(proposal) + "/" + participant;
   }
 
   public String participants() {
@@ -95,7 +107,7 @@ public final class Layout {
 
   /** Creates the persistent parents (not containers: ZooKeeper deletes an emptied container, resetting sequences). */
   public void ensurePaths(CuratorFramework client) throws Exception {
-    for (String path : new String[] {rules(), proposals(), participants(), masterLatch()}) {
+    for (String path : new String[] {rules(), proposals(), votes(), participants(), masterLatch()}) {
       try {
         client.create().creatingParentsIfNeeded().forPath(path);
       } catch (KeeperException.NodeExistsException alreadyThere) {
