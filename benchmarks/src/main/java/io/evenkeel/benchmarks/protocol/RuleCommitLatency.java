@@ -61,7 +61,8 @@ public final class RuleCommitLatency {
       }
       String value = args[++i];
       switch (flag) {
-        case "--participants" -> participantCounts = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
+        case "--participants" ->
+            participantCounts = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
         case "--rounds" -> rounds = Integer.parseInt(value);
         case "--warmup" -> warmup = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown flag " + flag + " (try --help)");

@@ -72,6 +72,10 @@ public final class RuleMaster implements Closeable {
   /** Rung by watches on the proposals, votes and participants: something a waiting round looks at changed. */
   private final BlockingQueue<Object> doorbell = new ArrayBlockingQueue<>(1);
   private final CuratorWatcher watcher = event -> ring();
+  // Leader thread only: the round this master published last and its vote deadline, so that retrying it after a
+  // transient ZooKeeper error keeps the vote window instead of deciding it like an inherited round.
+  private String publishedRound;
+  private long publishedDeadline;
 
   private static final class LeadershipLost extends Exception {
     private static final long serialVersionUID = 1L;
@@ -208,7 +212,8 @@ public final class RuleMaster implements Closeable {
   private boolean isDecided(String name) throws Exception {
     String path = layout.proposal(name);
     try {
-      return Layout.decode(Layout.ROUNDS, path, client.getData().forPath(path)).getOutcome() != ProposalOutcome.PROPOSED;
+      RuleRound round = Layout.decode(Layout.ROUNDS, path, client.getData().forPath(path));
+      return round.getOutcome() != ProposalOutcome.PROPOSED;
     } catch (KeeperException.NoNodeException gone) {
       return true;
     }
@@ -222,10 +227,12 @@ public final class RuleMaster implements Closeable {
       return;
     }
     long deadline;
-    boolean recovered = round.getEffectiveTime() != null;
+    boolean recovered = round.getEffectiveTime() != null && !name.equals(publishedRound);
     if (recovered) {
       // Published by an earlier master: decide from what is recorded, now.
       deadline = System.nanoTime();
+    } else if (round.getEffectiveTime() != null) {
+      deadline = publishedDeadline;
     } else {
       RuleList list = rules.refresh();
       String unchanged = unchangedReason(round, list);
@@ -239,6 +246,8 @@ public final class RuleMaster implements Closeable {
       round.setVoters(new ArrayList<>(participants()));
       stat = publish(name, stat, round);
       deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.voteTimeoutMs());
+      publishedRound = name;
+      publishedDeadline = deadline;
     }
     Map<String, RuleVote> votes = new TreeMap<>();
     while (true) {

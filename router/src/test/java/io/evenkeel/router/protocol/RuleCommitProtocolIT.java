@@ -42,7 +42,9 @@ import org.junit.jupiter.api.TestInfo;
  */
 class RuleCommitProtocolIT {
   private static final int SHARDS = 16;
+  /** T for rounds expected to abort; rounds expected to commit get a longer one: a loaded machine must not miss T/2. */
   private static final Duration T = Duration.ofMillis(400);
+  private static final Duration COMMIT_T = Duration.ofSeconds(2);
   private static final Duration SKEW = Duration.ofMillis(100);
   private static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -83,25 +85,26 @@ class RuleCommitProtocolIT {
   void roundCommitsAndRoutingChangesOnlyForRowsCreatedFromTheEffectiveTime() throws Exception {
     // Steps: a master, three participants and a proposer; route rows of tenant 42 (L = 1); propose L = 8; every
     // participant ends with the same one-rule list; rows created before t stay where they were, rows from t spread.
-    RuleProtocolConfig config = config(T, System::currentTimeMillis);
+    RuleProtocolConfig config = config(COMMIT_T, System::currentTimeMillis);
     start(new RuleMaster(client(), config, "master"));
     List<Participant> participants = participants(config, "p1", "p2", "p3");
     RuleProposer proposer = start(new RuleProposer(client(), config, "proposer", Duration.ZERO));
     long tenant = 42;
-    int homeShard = RoutingPolicy.hashing(SHARDS).shardFor(tenant, 1, 0);
+    int homeShard = oneShard(tenant, 1);
     long before = System.currentTimeMillis();
     for (Participant participant : participants) {
       assertThat(participant.route(tenant, 1, before, WAIT)).isEqualTo(homeShard);
     }
 
     long proposedAt = System.currentTimeMillis();
-    RoundOutcome outcome = proposer.submit(RuleRequest.grow(8, tenant).because("tenant 42 is hot")).get(10, TimeUnit.SECONDS);
+    RoundOutcome outcome =
+        proposer.submit(RuleRequest.grow(8, tenant).because("tenant 42 is hot")).get(10, TimeUnit.SECONDS);
 
     assertThat(outcome.status()).isEqualTo(RoundOutcome.Status.COMMITTED);
     Rule rule = outcome.rule();
     long t = rule.effectiveTime();
     assertThat(rule).isEqualTo(Rule.grow(t, 8, tenant));
-    assertThat(t).isGreaterThanOrEqualTo(proposedAt + T.toMillis());
+    assertThat(t).isGreaterThanOrEqualTo(proposedAt + COMMIT_T.toMillis());
     assertThat(outcome.ruleIndex()).isZero();
     for (Participant participant : participants) {
       await(() -> participant.ruleList().size() == 1, participant + " applies the rule");
@@ -150,7 +153,7 @@ class RuleCommitProtocolIT {
     for (Participant participant : participants) {
       assertThat(participant.ruleList().size()).isZero();
       // Nothing stays held: a row created now routes at once, with L = 1.
-      assertThat(participant.route(7, 1, config.now(), WAIT)).isEqualTo(RoutingPolicy.hashing(SHARDS).shardFor(7, 1, 0));
+      assertThat(participant.route(7, 1, config.now(), WAIT)).isEqualTo(oneShard(7, 1));
     }
   }
 
@@ -188,7 +191,8 @@ class RuleCommitProtocolIT {
     RoundOutcome aborted = second.get(10, TimeUnit.SECONDS);
     assertThat(aborted.status()).isEqualTo(RoundOutcome.Status.ABORTED);
     assertThat(aborted.proposal()).isEqualTo(round2);
-    assertThat(aborted.reason()).isEqualTo("the master changed mid-round before every vote was recorded; missing: [slow]");
+    assertThat(aborted.reason())
+        .isEqualTo("the master changed mid-round before every vote was recorded; missing: [slow]");
 
     List<String> inZooKeeper = admin.getChildren().forPath(layout.rules());
     assertThat(inZooKeeper).containsExactly("rule-0000000000");
@@ -196,7 +200,7 @@ class RuleCommitProtocolIT {
       await(() -> participant.ruleList().size() == 1, participant + " applies the committed rule");
       assertThat(participant.ruleList().rules()).containsExactly(committed.rule());
       // Round 2's hold is released: a row of tenant 2 created now routes at once, still with L = 1.
-      assertThat(participant.route(2, 5, config.now(), WAIT)).isEqualTo(RoutingPolicy.hashing(SHARDS).shardFor(2, 5, 0));
+      assertThat(participant.route(2, 5, config.now(), WAIT)).isEqualTo(oneShard(2, 5));
     }
   }
 
@@ -231,9 +235,9 @@ class RuleCommitProtocolIT {
     // per round. After each decision every participant must hold exactly the committed rules, and rows created at
     // the round's t must route by them; at the end every tenant's L is what the committed rules alone give.
     AtomicLong clock = new AtomicLong(System.currentTimeMillis());
-    long step = 3 * T.toMillis();
-    RuleProtocolConfig config = config(T, clock::get);
-    RuleProtocolConfig aheadConfig = config(T, () -> clock.get() + 2 * T.toMillis());
+    long step = 3 * COMMIT_T.toMillis();
+    RuleProtocolConfig config = config(COMMIT_T, clock::get);
+    RuleProtocolConfig aheadConfig = config(COMMIT_T, () -> clock.get() + 2 * COMMIT_T.toMillis());
     start(new RuleMaster(client(), config, "master", 50));
     List<Participant> participants = new ArrayList<>(participants(config, "p1", "p2"));
     Participant ahead = start(new Participant(client(), aheadConfig, "p3"));
@@ -308,7 +312,16 @@ class RuleCommitProtocolIT {
   }
 
   private RuleProtocolConfig config(Duration effectiveDelay, LongSupplier clock) {
-    return RuleProtocolConfig.builder(root, SHARDS).effectiveDelay(effectiveDelay).maxClockSkew(SKEW).clock(clock).build();
+    return RuleProtocolConfig.builder(root, SHARDS)
+        .effectiveDelay(effectiveDelay)
+        .maxClockSkew(SKEW)
+        .clock(clock)
+        .build();
+  }
+
+  /** Where a row lives while its tenant has L = 1. */
+  private static int oneShard(long tenant, long rowId) {
+    return RoutingPolicy.hashing(SHARDS).shardFor(tenant, rowId, 0);
   }
 
   private CuratorFramework client() throws InterruptedException {

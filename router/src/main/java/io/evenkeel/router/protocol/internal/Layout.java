@@ -14,11 +14,11 @@ import org.apache.zookeeper.KeeperException;
  * single-object messages, so a reader of a later release still resolves them):
  *
  * <pre>
- * {root}/rules/rule-0000000000        RoutingRule   the committed list, append-only; the name is the rule's index
- * {root}/proposals/p-0000000000       RuleRound     one round (persistent sequential: the order rounds are decided in)
- * {root}/votes/p-0000000000/{participant} RuleVote  that participant's vote; the master creates the parent on publishing
- * {root}/participants/{participant}   (empty)       ephemeral registration of every process that routes writes
- * {root}/master/...                   (Curator)     LeaderLatch: the master is the latch's leader
+ * {root}/rules/rule-0000000000         RoutingRule  the committed list, append-only; the name is the rule's index
+ * {root}/proposals/p-0000000000        RuleRound    one round (persistent sequential: rounds are decided in order)
+ * {root}/votes/p-0000000000/{id}       RuleVote     participant id's vote; the master creates the parent to publish
+ * {root}/participants/{id}             (empty)      ephemeral registration of every process that routes writes
+ * {root}/master/...                    (Curator)    LeaderLatch: the master is the latch's leader
  * </pre>
  *
  * Votes live apart from the proposals so that the caches every participant and proposer keeps of the proposals do not
