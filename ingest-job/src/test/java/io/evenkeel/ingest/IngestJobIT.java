@@ -223,6 +223,32 @@ class IngestJobIT {
     second.cancel().get(30, TimeUnit.SECONDS);
   }
 
+  @Test
+  void aJobStartingOnALoadedClusterProposesRulesFromStorageShares() throws Exception {
+    // Rows already stored (written straight to the shards, all at L = 1): tenant 7 holds 60% of them.
+    RoutingPolicy hashing = RoutingPolicy.hashing(SHARDS);
+    Map<Integer, List<TransactionLogChange>> byShard = new HashMap<>();
+    for (long row = 0; row < 5_000; row++) {
+      long tenant = row % 5 < 3 ? 7 : 100 + row % 400;
+      TransactionLogChange change = io.evenkeel.shard.testing.TestRows.insert(tenant, row, 1).build();
+      byShard.computeIfAbsent(hashing.shardFor(change), s -> new ArrayList<>()).add(change);
+    }
+    byShard.forEach((shard, changes) -> server(shard).stub().withDeadlineAfter(30, TimeUnit.SECONDS).write(
+        io.evenkeel.schemas.shard.WriteRequest.newBuilder().setShard(shard).setBatch(com.google.protobuf.ByteString
+            .copyFrom(io.evenkeel.shard.testing.TestRows.BATCHES.encode(
+                io.evenkeel.shard.testing.TestRows.batch(shard, 1, changes, true)))).build()));
+
+    submit(new Configuration());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    RuleList rules = currentRules();
+    while (rules.size() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      rules = currentRules();
+    }
+    assertThat(rules.maxOffsetSize(7)).as("L of the tenant with 60%% of the rows").isEqualTo(SHARDS);
+    assertThat(rules.maxOffsetSize(101)).isEqualTo(1);
+  }
+
   private static Path latestCheckpoint(Path jobDir) throws Exception {
     try (var children = java.nio.file.Files.list(jobDir)) {
       // A checkpoint in progress at the cancellation has a directory but no _metadata yet.

@@ -8,7 +8,15 @@ import io.evenkeel.router.protocol.RuleRequest;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.rules.Rule;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
@@ -21,9 +29,11 @@ import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 
 /**
  * Takes each proposal through the rule commit protocol and answers it with its outcome. It also stands as a master
- * candidate, so a cluster whose only router is this job still has a master.
+ * candidate, so a cluster whose only router is this job still has a master, and, when the job starts on a cluster
+ * that holds rows but has no rules yet, proposes the initial rules from each tenant's share of storage.
  */
 public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, RuleProposal> {
+  private static final Logger LOG = LoggerFactory.getLogger(ProposalCommitter.class);
   private final IngestSettings settings;
   private transient CuratorFramework zookeeper;
   private transient RuleMaster master;
@@ -47,9 +57,28 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
     // The detector already rests each tenant between proposals; no further rate limit here.
     proposer = new RuleProposer(zookeeper, settings.protocolConfig(), id, Duration.ZERO);
     proposer.start();
+    if (proposer.ruleList().size() == 0) {
+      CompletableFuture.runAsync(this::proposeInitialRules);
+    }
     proposed = getRuntimeContext().getMetricGroup().counter("rulesProposed");
     committed = getRuntimeContext().getMetricGroup().counter("rulesCommitted");
     aborted = getRuntimeContext().getMetricGroup().counter("rulesAborted");
+  }
+
+  private void proposeInitialRules() {
+    try {
+      Map<Long, Long> storage = StorageShares.rowsPerTenant(
+          ShardPlacement.fixed(settings.numShards, settings.placement));
+      BalancePlanner planner = BalancePlanner.builder(settings.numShards)
+          .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
+      for (Rule rule : planner.initialRules(storage, 0)) {
+        RoundOutcome outcome = proposer.submit(new RuleRequest(rule.tenants(), rule.offsetSize(), false,
+            "initial rule from storage shares")).get(settings.effectiveDelayMs * 3, TimeUnit.MILLISECONDS);
+        LOG.info("initial rule for {} tenants at L={}: {}", rule.tenants().length, rule.offsetSize(), outcome);
+      }
+    } catch (Exception e) {
+      LOG.warn("no initial rules from storage shares: {}", e.toString());
+    }
   }
 
   @Override
