@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
-import io.evenkeel.ingest.testing.KafkaBroker;
+import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.Rule;

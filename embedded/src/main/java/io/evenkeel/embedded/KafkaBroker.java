@@ -1,4 +1,4 @@
-package io.evenkeel.ingest.testing;
+package io.evenkeel.embedded;
 
 import java.io.IOException;
 import java.net.ServerSocket;
