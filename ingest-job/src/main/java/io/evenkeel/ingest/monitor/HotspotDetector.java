@@ -14,8 +14,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -45,8 +43,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
     planner = BalancePlanner.builder(settings.numShards).maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
-    zookeeper = CuratorFrameworkFactory.newClient(settings.zookeeper, new ExponentialBackoffRetry(200, 10));
-    zookeeper.start();
+    zookeeper = settings.startZooKeeperClient();
     rules = new RuleListClient(zookeeper, settings.protocolConfig());
     rules.start();
     hotStreaks = getRuntimeContext().getMapState(new MapStateDescriptor<>("hot-streaks", Long.class, Integer.class));

@@ -20,8 +20,6 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
@@ -49,8 +47,7 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   @Override
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
-    zookeeper = CuratorFrameworkFactory.newClient(settings.zookeeper, new ExponentialBackoffRetry(200, 10));
-    zookeeper.start();
+    zookeeper = settings.startZooKeeperClient();
     String id = "ingest-" + UUID.randomUUID().toString().substring(0, 8);
     master = new RuleMaster(zookeeper, settings.protocolConfig(), id);
     master.start();

@@ -8,8 +8,6 @@ import io.evenkeel.schemas.codec.AvroTrust;
 import java.time.Duration;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -41,8 +39,7 @@ public final class ChangeRouter extends ProcessFunction<TransactionLogChange, Ro
       fixed = settings.fixedPolicy();
       return;
     }
-    zookeeper = CuratorFrameworkFactory.newClient(settings.zookeeper, new ExponentialBackoffRetry(200, 10));
-    zookeeper.start();
+    zookeeper = settings.startZooKeeperClient();
     String id = "ingest-router-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() + "-"
         + UUID.randomUUID().toString().substring(0, 8);
     participant = new Participant(zookeeper, settings.protocolConfig(), id);
