@@ -81,13 +81,16 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     final ShardServiceGrpc.ShardServiceFutureStub stub;
     final Semaphore inFlight = new Semaphore(1);
     final Counter changes;
+    final Counter serverChanges;
     List<TransactionLogChange> buffer = new ArrayList<>();
     long firstBufferedAt;
 
-    Lane(int shard, boolean hot, ShardServiceGrpc.ShardServiceFutureStub stub, MetricGroup metrics) {
+    Lane(int shard, boolean hot, ShardServiceGrpc.ShardServiceFutureStub stub, Counter serverChanges,
+        MetricGroup metrics) {
       this.shard = shard;
       this.hot = hot;
       this.stub = stub;
+      this.serverChanges = serverChanges;
       this.changes = metrics.addGroup("shard", Integer.toString(shard))
           .counter(hot ? "hotChangesSent" : "changesSent", new ThreadSafeSimpleCounter());
     }
@@ -105,6 +108,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     metrics.gauge("lastAckDelayMs", lastAckDelayMs::get);
     ShardPlacement placement = ShardPlacement.fixed(settings.numShards, settings.placement);
     this.lanes = new Lane[settings.numShards][2];
+    Map<ShardAddress, Counter> perServer = new HashMap<>();
     for (int shard = 0; shard < settings.numShards; shard++) {
       ShardAddress address = placement.primaryOf(shard).orElseThrow(() -> new IllegalArgumentException(
           "no shard server is placed for a shard in " + settings.placement));
@@ -113,8 +117,10 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
           .maxInboundMessageSize(64 * 1024 * 1024)
           .build());
       ShardServiceGrpc.ShardServiceFutureStub stub = ShardServiceGrpc.newFutureStub(channel);
-      lanes[shard][0] = new Lane(shard, false, stub, metrics);
-      lanes[shard][1] = new Lane(shard, true, stub, metrics);
+      Counter serverChanges = perServer.computeIfAbsent(address, a -> metrics.addGroup("server", a.toString())
+          .counter("changesSent", new ThreadSafeSimpleCounter()));
+      lanes[shard][0] = new Lane(shard, false, stub, serverChanges, metrics);
+      lanes[shard][1] = new Lane(shard, true, stub, serverChanges, metrics);
     }
     scheduleLinger();
   }
@@ -201,6 +207,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
             long now = System.currentTimeMillis();
             lastAckDelayMs.set(now - changes.get(changes.size() - 1).getModifiedTime());
             lane.changes.inc(changes.size());
+            lane.serverChanges.inc(changes.size());
             sentChanges.inc(changes.size());
             sentBatches.inc();
             lane.inFlight.release();
