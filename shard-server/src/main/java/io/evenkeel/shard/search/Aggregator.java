@@ -107,8 +107,30 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private int compare(Object a, Object b) {
+      if (a instanceof String x && b instanceof String y) {
+        return compareCodePoints(x, y);
+      }
       return ((Comparable) a).compareTo(b);
     }
+  }
+
+  /**
+   * Keywords order by code point, as the index sorts them (UTF-8 bytes); String.compareTo compares UTF-16 units and
+   * puts characters beyond the BMP ("x😀") before U+E000..U+FFFF ("x～").
+   */
+  static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = a.codePointAt(i);
+      int y = b.codePointAt(j);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   final class Collector extends SimpleCollector {

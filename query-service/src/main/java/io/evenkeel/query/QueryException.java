@@ -1,0 +1,44 @@
+package io.evenkeel.query;
+
+import java.util.List;
+
+/**
+ * Why a query got no (complete) answer, with the HTTP status it maps to: 400 for SQL that is invalid or outside the
+ * supported dialect (the message names the construct), 504 when shards did not answer in time or at all (the
+ * failures name each shard and its reason).
+ */
+public final class QueryException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final int status;
+  private final transient List<ShardFailure> failures;
+
+  private QueryException(int status, String message, List<ShardFailure> failures) {
+    super(message);
+    this.status = status;
+    this.failures = List.copyOf(failures);
+  }
+
+  /** 400: the SQL is wrong (syntax, unknown column, wrong types). */
+  public static QueryException invalid(String message) {
+    return new QueryException(400, message, List.of());
+  }
+
+  /** 400: valid SQL outside what the service supports; the message names the construct. */
+  public static QueryException unsupported(String construct) {
+    return new QueryException(400, construct + " is not supported", List.of());
+  }
+
+  /** 504: some shards did not answer within the deadline, or were unreachable. */
+  public static QueryException shardsFailed(int total, List<ShardFailure> failures) {
+    return new QueryException(504, failures.size() + " of " + total + " shards failed: " + failures, failures);
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public List<ShardFailure> failures() {
+    return failures;
+  }
+}

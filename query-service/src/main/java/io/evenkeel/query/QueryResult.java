@@ -1,0 +1,25 @@
+package io.evenkeel.query;
+
+import java.util.List;
+
+/**
+ * The answer to one statement: output columns and rows (values are Long, BigDecimal, String or null), how long it
+ * took, and how many of the shards it visited answered. {@code failures} is non-empty only for a partial answer the
+ * caller allowed.
+ */
+public record QueryResult(List<String> columns, List<List<Object>> rows, long tookMs, int shardsTotal,
+    List<ShardFailure> failures) {
+  public QueryResult {
+    columns = List.copyOf(columns);
+    rows = List.copyOf(rows);
+    failures = List.copyOf(failures);
+  }
+
+  public int shardsSucceeded() {
+    return shardsTotal - failures.size();
+  }
+
+  public boolean partial() {
+    return !failures.isEmpty();
+  }
+}

@@ -1,0 +1,164 @@
+package io.evenkeel.query;
+
+import io.evenkeel.query.http.SqlHttpServer;
+import io.evenkeel.query.optimize.OptimizerRules;
+import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.codec.AvroTrust;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs the query service. Prints {@code PORT: <n>} once it serves (for {@code --port 0}). */
+@Command(name = "query-service", mixinStandardHelpOptions = true,
+    description = "Answers SQL on transaction_logs over HTTP (POST /sql) from the shard servers.")
+public final class QueryServiceMain implements Callable<Integer> {
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0", description = "HTTP port; 0 picks a free one (default: 0).")
+  int port;
+
+  @Option(names = "--shards", required = true, description = "The number of shards N of the cluster.")
+  int numShards;
+
+  @Option(names = "--placement", required = true,
+      description = "Where each shard's primary is: host:port=shards,..., e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
+  String placement;
+
+  @Option(names = "--policy", defaultValue = "dynamic",
+      description = "hashing, double:L (every tenant over L shards) or dynamic (the --rules list) "
+          + "(default: ${DEFAULT-VALUE}).")
+  String policy;
+
+  @Option(names = "--rules", defaultValue = "",
+      description = "For --policy dynamic, a static rule list: time:L:tenant,tenant;... e.g. 0:4:17,23;1700000000000:8:17")
+  String rules;
+
+  @Option(names = "--deadline-ms", defaultValue = "5000",
+      description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
+  long deadlineMs;
+
+  @Option(names = "--scan-columns", defaultValue = "status", split = ",",
+      description = "Columns checked in doc values over other predicates' candidates (default: ${DEFAULT-VALUE}).")
+  List<String> scanColumns;
+
+  @Option(names = "--hot-attributes", defaultValue = "", split = ",",
+      description = "Attribute keys the shard servers index as fields (GET /attributes suggests them).")
+  List<String> hotAttributes;
+
+  @Option(names = "--optimizer", defaultValue = "on",
+      description = "on: composite index, doc-values scan, single indexes; off: single-column indexes only.")
+  String optimizer;
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    CommandLine commandLine = new CommandLine(new QueryServiceMain());
+    commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof IllegalArgumentException) {
+        line.getErr().println("query-service: " + e.getMessage());
+        return CommandLine.ExitCode.USAGE;
+      }
+      throw e;
+    });
+    System.exit(commandLine.execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    RoutingPolicy routing = routingPolicy(policy, numShards, rules);
+    OptimizerSettings settings = OptimizerSettings.defaults()
+        .withScanColumns(names(scanColumns))
+        .withHotAttributes(names(hotAttributes))
+        .withRules(switch (optimizer) {
+          case "on" -> OptimizerRules.DEFAULT;
+          case "off" -> OptimizerRules.PLAIN;
+          default -> throw new IllegalArgumentException("--optimizer is on or off; got: " + optimizer);
+        });
+    for (String column : settings.scanColumns()) {
+      io.evenkeel.schemas.table.Column table = io.evenkeel.schemas.table.TransactionLogsTable.column(column)
+          .orElseThrow(() -> new IllegalArgumentException("--scan-columns: unknown column '" + column + "'"));
+      if (!table.hasDocValues()) {
+        throw new IllegalArgumentException("--scan-columns: " + column + " (" + table.type() + ") has no doc values");
+      }
+    }
+    QueryService service = QueryService.builder()
+        .placement(ShardPlacement.fixed(numShards, placement))
+        .routingPolicy(() -> routing)
+        .optimizer(settings)
+        .deadline(Duration.ofMillis(deadlineMs))
+        .build();
+    SqlHttpServer server = new SqlHttpServer(service, host, port);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        server.close();
+        service.close();
+      } catch (Exception e) {
+        System.err.println("query service did not stop cleanly: " + e);
+      } finally {
+        stopped.countDown();
+      }
+    }, "query-service-shutdown"));
+    int bound = server.start();
+    System.out.println("PORT: " + bound);
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  /** "hashing", "double:8" or "dynamic" with a rule list "t:L:tenants;...". */
+  static RoutingPolicy routingPolicy(String name, int numShards, String rules) {
+    if (name.equals("hashing")) {
+      return RoutingPolicy.hashing(numShards);
+    }
+    if (name.startsWith("double:")) {
+      try {
+        return RoutingPolicy.doubleHashing(numShards, Integer.parseInt(name.substring("double:".length())));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--policy double:L needs a number L; got: " + name);
+      }
+    }
+    if (!name.equals("dynamic")) {
+      throw new IllegalArgumentException("--policy is hashing, double:L or dynamic; got: " + name);
+    }
+    List<Rule> list = new ArrayList<>();
+    for (String entry : rules.split(";")) {
+      if (entry.isBlank()) {
+        continue;
+      }
+      String[] parts = entry.strip().split(":");
+      try {
+        if (parts.length != 3) {
+          throw new NumberFormatException();
+        }
+        long[] tenants = Arrays.stream(parts[2].split(",")).mapToLong(t -> Long.parseLong(t.strip())).toArray();
+        list.add(Rule.grow(Long.parseLong(parts[0].strip()), Integer.parseInt(parts[1].strip()), tenants));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--rules entries are time:L:tenant,tenant; got: '" + entry + "'");
+      }
+    }
+    return RoutingPolicy.dynamic(RuleList.of(numShards, list));
+  }
+
+  private static Set<String> names(List<String> values) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String value : values) {
+      if (!value.isBlank()) {
+        names.add(value.strip());
+      }
+    }
+    return names;
+  }
+}

@@ -1,0 +1,234 @@
+package io.evenkeel.query.expr;
+
+import io.evenkeel.query.QueryException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Evaluates expressions with SQL's three-valued logic (null is UNKNOWN for predicates and NULL for values). One
+ * instance per query: it caches the LIKE patterns and MATCH query words it compiles.
+ */
+public final class Evaluator {
+  private final Map<String, Pattern> likePatterns = new HashMap<>();
+  private final Map<String, Set<String>> matchWords = new HashMap<>();
+
+  public Object eval(Expr expr, Env env) {
+    if (expr instanceof Expr.Literal literal) {
+      return literal.value();
+    }
+    if (expr instanceof Expr.Column column) {
+      return env.column(column.name());
+    }
+    if (expr instanceof Expr.Attr attr) {
+      return env.attr(attr.key());
+    }
+    if (expr instanceof Expr.Aggregate aggregate) {
+      return env.aggregate(aggregate);
+    }
+    return call((Expr.Call) expr, env);
+  }
+
+  /** Whether a condition is TRUE (UNKNOWN and FALSE both reject, as WHERE and HAVING do). */
+  public boolean isTrue(Expr condition, Env env) {
+    return Boolean.TRUE.equals(SqlValues.truth(eval(condition, env)));
+  }
+
+  private Object call(Expr.Call call, Env env) {
+    List<Expr> args = call.args();
+    switch (call.op()) {
+      case AND -> {
+        boolean unknown = false;
+        for (Expr arg : args) {
+          Boolean truth = SqlValues.truth(eval(arg, env));
+          if (Boolean.FALSE.equals(truth)) {
+            return false;
+          }
+          unknown |= truth == null;
+        }
+        return unknown ? null : Boolean.TRUE;
+      }
+      case OR -> {
+        boolean unknown = false;
+        for (Expr arg : args) {
+          Boolean truth = SqlValues.truth(eval(arg, env));
+          if (Boolean.TRUE.equals(truth)) {
+            return true;
+          }
+          unknown |= truth == null;
+        }
+        return unknown ? null : Boolean.FALSE;
+      }
+      case NOT -> {
+        Boolean truth = SqlValues.truth(eval(args.get(0), env));
+        return truth == null ? null : !truth;
+      }
+      case EQ, NE, LT, LE, GT, GE -> {
+        Integer sign = SqlValues.compare(eval(args.get(0), env), eval(args.get(1), env));
+        return sign == null ? null : holds(call.op(), sign);
+      }
+      case BETWEEN -> {
+        Object value = eval(args.get(0), env);
+        Boolean low = holdsOrNull(Op.GE, SqlValues.compare(value, eval(args.get(1), env)));
+        Boolean high = holdsOrNull(Op.LE, SqlValues.compare(value, eval(args.get(2), env)));
+        return and(low, high);
+      }
+      case IN -> {
+        Object value = eval(args.get(0), env);
+        if (value == null) {
+          return null;
+        }
+        boolean unknown = false;
+        for (Expr item : args.subList(1, args.size())) {
+          Integer sign = SqlValues.compare(value, eval(item, env));
+          if (sign == null) {
+            unknown = true;
+          } else if (sign == 0) {
+            return true;
+          }
+        }
+        return unknown ? null : Boolean.FALSE;
+      }
+      case IS_NULL -> {
+        return eval(args.get(0), env) == null;
+      }
+      case IS_NOT_NULL -> {
+        return eval(args.get(0), env) != null;
+      }
+      case LIKE -> {
+        Object value = eval(args.get(0), env);
+        Object pattern = eval(args.get(1), env);
+        if (value == null || pattern == null) {
+          return null;
+        }
+        return likePatterns.computeIfAbsent(text(pattern, "a LIKE pattern"), Evaluator::compileLike)
+            .matcher(text(value, "LIKE")).matches();
+      }
+      case MATCH -> {
+        Object value = eval(args.get(0), env);
+        Object query = eval(args.get(1), env);
+        if (value == null || query == null) {
+          return null;
+        }
+        Set<String> wanted = matchWords.computeIfAbsent(text(query, "AGAINST"), TextWords::of);
+        for (String word : TextWords.of(text(value, "MATCH"))) {
+          if (wanted.contains(word)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      case PLUS, MINUS, TIMES, DIVIDE -> {
+        return SqlValues.arithmetic(call.op(), eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case NEGATE -> {
+        return SqlValues.negate(eval(args.get(0), env));
+      }
+      case IFNULL, COALESCE -> {
+        for (Expr arg : args) {
+          Object value = eval(arg, env);
+          if (value != null) {
+            return value;
+          }
+        }
+        return null;
+      }
+      case FROM_UNIXTIME -> {
+        return fromUnixTime(eval(args.get(0), env));
+      }
+      case DATE_FORMAT -> {
+        Object value = eval(args.get(0), env);
+        Object format = eval(args.get(1), env);
+        if (value == null || format == null) {
+          return null;
+        }
+        if (!(value instanceof SqlDateTime dateTime)) {
+          throw QueryException.invalid("DATE_FORMAT needs a date-time such as FROM_UNIXTIME(created_time / 1000); got "
+              + SqlValues.describe(value));
+        }
+        return DateFormat.format(dateTime, text(format, "a DATE_FORMAT format"));
+      }
+      default -> throw new IllegalStateException("no evaluation for " + call.op());
+    }
+  }
+
+  /** Epoch seconds (times are epoch ms: divide by 1000) to a UTC date-time; NULL before 1970, as in MySQL. */
+  private static SqlDateTime fromUnixTime(Object seconds) {
+    if (seconds == null) {
+      return null;
+    }
+    if (!SqlValues.isNumber(seconds)) {
+      throw QueryException.invalid("FROM_UNIXTIME needs epoch seconds; got " + SqlValues.describe(seconds));
+    }
+    BigDecimal exact = SqlValues.decimal(seconds);
+    if (exact.signum() < 0) {
+      return null;
+    }
+    int digits = Math.min(Math.max(exact.scale(), 0), 6);
+    BigDecimal rounded = exact.setScale(digits, RoundingMode.DOWN);
+    long whole = rounded.longValue();
+    int nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
+    return new SqlDateTime(LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), ZoneOffset.UTC), digits);
+  }
+
+  /** SQL LIKE as a regular expression: % any run, _ one character, \ escapes the next character. */
+  static Pattern compileLike(String pattern) {
+    StringBuilder regex = new StringBuilder();
+    StringBuilder literal = new StringBuilder();
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) {
+        literal.append(pattern.charAt(++i));
+      } else if (c == '%' || c == '_') {
+        if (literal.length() > 0) {
+          regex.append(Pattern.quote(literal.toString()));
+          literal.setLength(0);
+        }
+        regex.append(c == '%' ? ".*" : ".");
+      } else {
+        literal.append(c);
+      }
+    }
+    if (literal.length() > 0) {
+      regex.append(Pattern.quote(literal.toString()));
+    }
+    return Pattern.compile(regex.toString(), Pattern.DOTALL);
+  }
+
+  private static String text(Object value, String what) {
+    if (value instanceof String text) {
+      return text;
+    }
+    throw QueryException.invalid(what + " needs a string; got " + SqlValues.describe(value));
+  }
+
+  private static boolean holds(Op op, int sign) {
+    return switch (op) {
+      case EQ -> sign == 0;
+      case NE -> sign != 0;
+      case LT -> sign < 0;
+      case LE -> sign <= 0;
+      case GT -> sign > 0;
+      case GE -> sign >= 0;
+      default -> throw new IllegalArgumentException(op + " is not a comparison");
+    };
+  }
+
+  private static Boolean holdsOrNull(Op op, Integer sign) {
+    return sign == null ? null : holds(op, sign);
+  }
+
+  private static Boolean and(Boolean a, Boolean b) {
+    if (Boolean.FALSE.equals(a) || Boolean.FALSE.equals(b)) {
+      return false;
+    }
+    return a == null || b == null ? null : Boolean.TRUE;
+  }
+}

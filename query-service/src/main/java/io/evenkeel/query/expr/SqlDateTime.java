@@ -1,0 +1,28 @@
+package io.evenkeel.query.expr;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * A DATETIME value (UTC wall-clock time) with the number of fractional-second digits MySQL would show, as {@code
+ * FROM_UNIXTIME(created_time / 1000)} gives four.
+ */
+public record SqlDateTime(LocalDateTime value, int fractionDigits) implements Comparable<SqlDateTime> {
+  private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+  @Override
+  public int compareTo(SqlDateTime other) {
+    return value.compareTo(other.value);
+  }
+
+  /** "2024-05-01 12:00:00.1230" as MySQL prints it. */
+  @Override
+  public String toString() {
+    String text = SECONDS.format(value);
+    if (fractionDigits == 0) {
+      return text;
+    }
+    String nanos = String.format("%09d", value.getNano());
+    return text + "." + nanos.substring(0, fractionDigits);
+  }
+}

@@ -1,0 +1,165 @@
+package io.evenkeel.query.expr;
+
+import io.evenkeel.query.QueryException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
+/**
+ * MySQL's value semantics where the service computes values itself: comparisons (strings by code point, as a binary
+ * collation), exact decimal arithmetic, and NULL propagation. A string never silently becomes a number: comparing
+ * or adding the two is a 400 that names both.
+ */
+public final class SqlValues {
+  /** MySQL's div_precision_increment: a quotient has 4 more fractional digits than its dividend. */
+  public static final int DIV_PRECISION_INCREMENT = 4;
+
+  private SqlValues() {}
+
+  /** Sign of a - b, or null when either is NULL. */
+  public static Integer compare(Object a, Object b) {
+    if (a == null || b == null) {
+      return null;
+    }
+    a = numericBoolean(a);
+    b = numericBoolean(b);
+    if (a instanceof Long x && b instanceof Long y) {
+      return Long.compare(x, y);
+    }
+    if (isNumber(a) && isNumber(b)) {
+      return decimal(a).compareTo(decimal(b));
+    }
+    if (a instanceof String x && b instanceof String y) {
+      return compareCodePoints(x, y);
+    }
+    if (a instanceof SqlDateTime x && b instanceof SqlDateTime y) {
+      return x.compareTo(y);
+    }
+    throw QueryException.invalid("cannot compare " + describe(a) + " with " + describe(b)
+        + ": strings compare only with strings, numbers with numbers");
+  }
+
+  /** Binary-collation order: by Unicode code point (UTF-16 order differs above the BMP). */
+  public static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = a.codePointAt(i);
+      int y = b.codePointAt(j);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+
+  /** SQL truth of a value: null for UNKNOWN; numbers are TRUE when not zero. */
+  public static Boolean truth(Object value) {
+    if (value == null || value instanceof Boolean) {
+      return (Boolean) value;
+    }
+    if (isNumber(value)) {
+      return decimal(value).signum() != 0;
+    }
+    throw QueryException.invalid("a condition must be a truth value or a number; got " + describe(value));
+  }
+
+  public static Object arithmetic(Op op, Object a, Object b) {
+    if (a == null || b == null) {
+      return null;
+    }
+    a = numericBoolean(a);
+    b = numericBoolean(b);
+    if (!isNumber(a) || !isNumber(b)) {
+      throw QueryException.invalid("arithmetic needs numbers; got " + describe(a) + " " + symbol(op) + " "
+          + describe(b));
+    }
+    if (op == Op.DIVIDE) {
+      BigDecimal divisor = decimal(b);
+      if (divisor.signum() == 0) {
+        return null; // MySQL: division by zero is NULL
+      }
+      BigDecimal dividend = decimal(a);
+      return dividend.divide(divisor, Math.max(dividend.scale(), 0) + DIV_PRECISION_INCREMENT, RoundingMode.HALF_UP);
+    }
+    if (a instanceof Long x && b instanceof Long y) {
+      try {
+        return switch (op) {
+          case PLUS -> Math.addExact(x, y);
+          case MINUS -> Math.subtractExact(x, y);
+          case TIMES -> Math.multiplyExact(x, y);
+          default -> throw new IllegalArgumentException(op + " is not arithmetic");
+        };
+      } catch (ArithmeticException overflow) {
+        throw QueryException.invalid("BIGINT value is out of range in " + x + " " + symbol(op) + " " + y);
+      }
+    }
+    return switch (op) {
+      case PLUS -> decimal(a).add(decimal(b));
+      case MINUS -> decimal(a).subtract(decimal(b));
+      case TIMES -> decimal(a).multiply(decimal(b));
+      default -> throw new IllegalArgumentException(op + " is not arithmetic");
+    };
+  }
+
+  public static Object negate(Object value) {
+    if (value == null) {
+      return null;
+    }
+    value = numericBoolean(value);
+    if (value instanceof Long x) {
+      if (x == Long.MIN_VALUE) {
+        throw QueryException.invalid("BIGINT value is out of range in -(" + x + ")");
+      }
+      return -x;
+    }
+    if (value instanceof BigDecimal x) {
+      return x.negate();
+    }
+    throw QueryException.invalid("cannot negate " + describe(value));
+  }
+
+  public static boolean isNumber(Object value) {
+    return value instanceof Long || value instanceof BigDecimal;
+  }
+
+  public static BigDecimal decimal(Object number) {
+    return number instanceof Long x ? BigDecimal.valueOf(x) : (BigDecimal) number;
+  }
+
+  /** A value as the JSON and EXPLAIN output shows it: TRUE/FALSE as 1/0, date-times as text. */
+  public static Object output(Object value) {
+    if (value instanceof Boolean truth) {
+      return truth ? 1L : 0L;
+    }
+    if (value instanceof SqlDateTime dateTime) {
+      return dateTime.toString();
+    }
+    return value;
+  }
+
+  public static String describe(Object value) {
+    if (value instanceof String text) {
+      return "string '" + text + "'";
+    }
+    if (value instanceof SqlDateTime) {
+      return "date-time " + value;
+    }
+    return value instanceof Boolean ? "truth value " + value : "number " + value;
+  }
+
+  private static Object numericBoolean(Object value) {
+    return value instanceof Boolean truth ? (Object) (truth ? 1L : 0L) : value;
+  }
+
+  private static String symbol(Op op) {
+    return switch (op) {
+      case PLUS -> "+";
+      case MINUS -> "-";
+      case TIMES -> "*";
+      case DIVIDE -> "/";
+      default -> op.name();
+    };
+  }
+}

@@ -1,0 +1,81 @@
+package io.evenkeel.query.expr;
+
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One row of {@code transaction_logs} as the service evaluates it: integers as Long, price as BigDecimal, strings as
+ * String, NULL as null. Attributes are parsed on first use: pairs split on ';', each on its first ':'; the first
+ * occurrence of a key wins.
+ */
+public final class TableRow implements Env {
+  private static final List<Column> COLUMNS = TransactionLogsTable.COLUMNS;
+  private static final Map<String, Integer> INDEX = new HashMap<>();
+
+  static {
+    for (int i = 0; i < COLUMNS.size(); i++) {
+      INDEX.put(COLUMNS.get(i).name(), i);
+    }
+  }
+
+  private final Object[] values;
+  private Map<String, String> attributes;
+
+  private TableRow(Object[] values) {
+    this.values = values;
+  }
+
+  public static TableRow of(TransactionLogChange change) {
+    Object[] values = new Object[COLUMNS.size()];
+    for (int i = 0; i < values.length; i++) {
+      Object value = change.get(COLUMNS.get(i).name());
+      values[i] = value instanceof Integer number ? (Object) number.longValue()
+          : value instanceof CharSequence text ? text.toString() : value;
+    }
+    return new TableRow(values);
+  }
+
+  public long tenantId() {
+    return (Long) values[0];
+  }
+
+  public long rowId() {
+    return (Long) values[1];
+  }
+
+  @Override
+  public Object column(String name) {
+    Integer index = INDEX.get(name);
+    if (index == null) {
+      throw new IllegalArgumentException("unknown column " + name);
+    }
+    return values[index];
+  }
+
+  @Override
+  public Object attr(String key) {
+    if (attributes == null) {
+      attributes = parseAttributes((String) column("attributes"));
+    }
+    return attributes.get(key);
+  }
+
+  /** {@code "color:red;size:M"} to {color=red, size=M}; pairs without ':' are skipped. */
+  public static Map<String, String> parseAttributes(String text) {
+    Map<String, String> pairs = new HashMap<>();
+    if (text == null) {
+      return pairs;
+    }
+    for (String pair : text.split(";")) {
+      int colon = pair.indexOf(':');
+      if (colon > 0) {
+        pairs.putIfAbsent(pair.substring(0, colon), pair.substring(colon + 1));
+      }
+    }
+    return pairs;
+  }
+}

@@ -1,0 +1,241 @@
+package io.evenkeel.query.http;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.evenkeel.query.QueryException;
+import io.evenkeel.query.QueryResult;
+import io.evenkeel.query.QueryService;
+import io.evenkeel.query.ShardFailure;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The query service's HTTP API (Jetty, no servlet layer):
+ *
+ * <ul>
+ *   <li>{@code POST /sql} {@code {"sql": "...", "params": [...], "allow_partial": false}} → {@code {"columns",
+ *       "rows", "took_ms", "shards": {"total", "succeeded", "failed"}}}; {@code EXPLAIN SELECT ...} answers one
+ *       "plan" column, a row per line.
+ *   <li>{@code GET /health} → {@code {"status": "ok"}}.
+ *   <li>{@code GET /attributes?top=N} → attribute keys by query count and the N most used ones: the hot list for
+ *       frequency-based indexing.
+ * </ul>
+ *
+ * Errors are {@code {"status", "error"}} (plus {@code "failures"} per shard for a 504): 400 for invalid or
+ * unsupported SQL, 504 when shards failed or timed out, 404/405/413 for bad requests, 500 for a bug.
+ */
+public final class SqlHttpServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
+  private static final int MAX_BODY_BYTES = 1 << 20;
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+      .enable(SerializationFeature.WRITE_BIGDECIMAL_AS_PLAIN);
+
+  private final QueryService service;
+  private final Server server;
+  private final ServerConnector connector;
+
+  public SqlHttpServer(QueryService service, String host, int port) {
+    this.service = service;
+    this.server = new Server();
+    this.connector = new ServerConnector(server);
+    connector.setHost(host);
+    connector.setPort(port);
+    server.addConnector(connector);
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        respond(request, response, callback);
+        return true;
+      }
+    });
+  }
+
+  /** Starts serving; returns the bound port (useful with port 0). */
+  public int start() throws Exception {
+    server.start();
+    return connector.getLocalPort();
+  }
+
+  private void respond(Request request, Response response, Callback callback) {
+    int status = 200;
+    Object body;
+    try {
+      body = route(request);
+    } catch (QueryException e) {
+      status = e.status();
+      body = error(e.status(), e.getMessage(), e.failures());
+    } catch (HttpError e) {
+      status = e.status;
+      body = error(e.status, e.getMessage(), List.of());
+    } catch (RuntimeException | IOException e) {
+      LOG.error("request {} {} failed", request.getMethod(), request.getHttpURI(), e);
+      status = 500;
+      body = error(500, "internal error: " + e, List.of());
+    }
+    String json;
+    try {
+      json = JSON.writeValueAsString(body);
+    } catch (IOException e) {
+      status = 500;
+      json = "{\"status\":500,\"error\":\"cannot write the answer as JSON\"}";
+    }
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
+    Content.Sink.write(response, true, json, callback);
+  }
+
+  private Object route(Request request) throws IOException {
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    switch (path) {
+      case "/sql" -> {
+        requireMethod(method, "POST", path);
+        return sql(request);
+      }
+      case "/health" -> {
+        requireMethod(method, "GET", path);
+        return Map.of("status", "ok");
+      }
+      case "/attributes" -> {
+        requireMethod(method, "GET", path);
+        int top = topParameter(request);
+        ObjectNode answer = JSON.createObjectNode();
+        answer.set("queries_by_key", JSON.valueToTree(service.attributeFrequency().snapshot()));
+        answer.set("hot", JSON.valueToTree(service.attributeFrequency().hottest(top)));
+        return answer;
+      }
+      default -> throw new HttpError(404, "no endpoint " + method + " " + path
+          + "; endpoints are POST /sql, GET /health, GET /attributes");
+    }
+  }
+
+  private Object sql(Request request) throws IOException {
+    long length = request.getLength();
+    if (length > MAX_BODY_BYTES) {
+      throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
+    }
+    String text = Content.Source.asString(request, StandardCharsets.UTF_8);
+    if (text.length() > MAX_BODY_BYTES) {
+      throw new HttpError(413, "the request body has " + text.length() + " characters; at most " + MAX_BODY_BYTES);
+    }
+    JsonNode body;
+    try {
+      body = JSON.readTree(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new HttpError(400, "the body must be JSON {\"sql\": \"SELECT ...\", \"params\": [...]}: "
+          + e.getOriginalMessage());
+    }
+    if (body == null || !body.isObject() || !body.path("sql").isTextual()) {
+      throw new HttpError(400, "the body must be a JSON object with a string \"sql\"; got: " + abbreviate(text));
+    }
+    List<Object> params = params(body.path("params"));
+    boolean allowPartial = body.path("allow_partial").asBoolean(false);
+    QueryResult result = service.execute(body.get("sql").asText(), params, allowPartial);
+    ObjectNode answer = JSON.createObjectNode();
+    answer.set("columns", JSON.valueToTree(result.columns()));
+    ArrayNode rows = answer.putArray("rows");
+    for (List<Object> row : result.rows()) {
+      rows.add(JSON.valueToTree(row));
+    }
+    answer.put("took_ms", result.tookMs());
+    ObjectNode shards = answer.putObject("shards");
+    shards.put("total", result.shardsTotal());
+    shards.put("succeeded", result.shardsSucceeded());
+    shards.put("failed", result.failures().size());
+    if (result.partial()) {
+      answer.put("partial", true);
+      shards.set("failures", JSON.valueToTree(result.failures()));
+    }
+    return answer;
+  }
+
+  private static List<Object> params(JsonNode node) {
+    List<Object> params = new ArrayList<>();
+    if (node.isMissingNode() || node.isNull()) {
+      return params;
+    }
+    if (!node.isArray()) {
+      throw new HttpError(400, "\"params\" must be an array of values; got: " + node);
+    }
+    for (JsonNode value : node) {
+      if (value.isNull()) {
+        params.add(null);
+      } else if (value.isIntegralNumber()) {
+        params.add(value.canConvertToLong() ? (Object) value.longValue() : new BigDecimal(value.bigIntegerValue()));
+      } else if (value.isNumber()) {
+        params.add(value.decimalValue());
+      } else if (value.isTextual()) {
+        params.add(value.textValue());
+      } else if (value.isBoolean()) {
+        params.add(value.booleanValue());
+      } else {
+        throw new HttpError(400, "a parameter must be a number, string, boolean or null; got: " + value);
+      }
+    }
+    return params;
+  }
+
+  private static int topParameter(Request request) {
+    String top = Request.extractQueryParameters(request).getValue("top");
+    try {
+      int value = top == null ? 20 : Integer.parseInt(top);
+      if (value < 0) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new HttpError(400, "top must be a non-negative integer; got: " + top);
+    }
+  }
+
+  private static void requireMethod(String method, String expected, String path) {
+    if (!expected.equals(method)) {
+      throw new HttpError(405, path + " takes " + expected + ", not " + method);
+    }
+  }
+
+  private static Map<String, Object> error(int status, String message, List<ShardFailure> failures) {
+    return failures.isEmpty() ? Map.of("status", status, "error", message)
+        : Map.of("status", status, "error", message, "failures", failures);
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 200 ? text : text.substring(0, 200) + "...";
+  }
+
+  /** A request the API cannot take, with its status. */
+  private static final class HttpError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+
+    HttpError(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+  }
+}

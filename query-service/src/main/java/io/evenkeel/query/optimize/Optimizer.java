@@ -1,0 +1,172 @@
+package io.evenkeel.query.optimize;
+
+import io.evenkeel.query.QueryException;
+import io.evenkeel.query.expr.AggregateFunction;
+import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.parse.OrderItem;
+import io.evenkeel.query.parse.SelectItem;
+import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.schemas.shard.Aggregation;
+import io.evenkeel.schemas.shard.SortField;
+import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Plans a statement: normalizes its WHERE, lets the access rules choose index paths, and decides what the shards
+ * compute (top hits, rows, or partial aggregates) and what the service does after merging.
+ */
+public final class Optimizer {
+  /** The most hits one shard request returns (the shard servers' limit). */
+  public static final int MAX_HITS_PER_SHARD = 100_000;
+
+  private final OptimizerSettings settings;
+  private final Normalizer normalizer = new Normalizer(OptimizerRules.NORMALIZATION);
+
+  public Optimizer(OptimizerSettings settings) {
+    this.settings = settings;
+  }
+
+  public OptimizerSettings settings() {
+    return settings;
+  }
+
+  public QueryPlan plan(SelectStatement statement) {
+    Predicate where = normalizer.normalize(PredicateBuilder.build(statement.where()));
+    AccessPlan access = access(where);
+    boolean serviceFilter = containsServiceScan(access);
+    List<Expr.Aggregate> aggregates = aggregates(statement);
+    if (statement.isAggregate()) {
+      List<Aggregation> shardAggregations = shardAggregations(aggregates);
+      List<String> groupBy = shardGroupBy(statement.groupBy());
+      boolean onShards = !serviceFilter && shardAggregations != null && groupBy != null;
+      return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
+          onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, aggregates,
+          onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of());
+    }
+    List<SortField> sort = shardSort(statement.orderBy());
+    boolean twoPhase = !serviceFilter && sort != null && statement.limit() != null;
+    int hits = 0;
+    if (twoPhase) {
+      long wanted = statement.offset() + statement.limit();
+      if (wanted > MAX_HITS_PER_SHARD) {
+        throw QueryException.invalid("LIMIT + OFFSET is " + wanted + "; at most " + MAX_HITS_PER_SHARD
+            + " rows can be paged through (narrow the WHERE instead)");
+      }
+      hits = (int) wanted;
+    }
+    return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
+        twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits, List.of(),
+        List.of(), List.of());
+  }
+
+  AccessPlan access(Predicate predicate) {
+    if (predicate instanceof Predicate.Constant constant) {
+      return new AccessPlan.Constant(constant.value());
+    }
+    List<Predicate> conjuncts = predicate instanceof Predicate.And and ? and.children() : List.of(predicate);
+    ConjunctGroup group = new ConjunctGroup(conjuncts, settings, this::access);
+    for (AccessRule rule : settings.rules()) {
+      rule.apply(group);
+    }
+    return group.result();
+  }
+
+  private static boolean containsServiceScan(AccessPlan plan) {
+    if (plan instanceof AccessPlan.ServiceScan) {
+      return true;
+    }
+    if (plan instanceof AccessPlan.Conjunction conjunction) {
+      return conjunction.parts().stream().anyMatch(Optimizer::containsServiceScan);
+    }
+    if (plan instanceof AccessPlan.Union union) {
+      return union.branches().stream().anyMatch(Optimizer::containsServiceScan);
+    }
+    return false;
+  }
+
+  private static List<Expr.Aggregate> aggregates(SelectStatement statement) {
+    List<Expr.Aggregate> found = new ArrayList<>();
+    for (SelectItem item : statement.items()) {
+      collect(item.expr(), found);
+    }
+    if (statement.having() != null) {
+      collect(statement.having(), found);
+    }
+    for (OrderItem item : statement.orderBy()) {
+      collect(item.expr(), found);
+    }
+    return found;
+  }
+
+  private static void collect(Expr expr, List<Expr.Aggregate> found) {
+    if (expr instanceof Expr.Aggregate aggregate) {
+      if (!found.contains(aggregate)) {
+        found.add(aggregate);
+      }
+    } else if (expr instanceof Expr.Call call) {
+      call.args().forEach(arg -> collect(arg, found));
+    }
+  }
+
+  /** The shard aggregations, or null when one of them needs values the shards cannot read from doc values. */
+  private static List<Aggregation> shardAggregations(List<Expr.Aggregate> aggregates) {
+    List<Aggregation> result = new ArrayList<>();
+    for (Expr.Aggregate aggregate : aggregates) {
+      if (aggregate.arg() == null) {
+        result.add(Aggregation.newBuilder().setFunction(Aggregation.Function.COUNT).build());
+        continue;
+      }
+      Column column = docValuesColumn(aggregate.arg());
+      boolean numeric = column != null && column.isNumeric();
+      if (column == null || ((aggregate.function() == AggregateFunction.SUM
+          || aggregate.function() == AggregateFunction.AVG) && !numeric)) {
+        return null;
+      }
+      Aggregation.Function function = aggregate.distinct() ? Aggregation.Function.DISTINCT_VALUES
+          : switch (aggregate.function()) {
+            case COUNT -> Aggregation.Function.COUNT;
+            case SUM -> Aggregation.Function.SUM;
+            case AVG -> Aggregation.Function.AVG;
+            case MIN -> Aggregation.Function.MIN;
+            case MAX -> Aggregation.Function.MAX;
+          };
+      result.add(Aggregation.newBuilder().setFunction(function).setField(column.name()).build());
+    }
+    return result;
+  }
+
+  private static List<String> shardGroupBy(List<Expr> groupBy) {
+    List<String> columns = new ArrayList<>();
+    for (Expr key : groupBy) {
+      Column column = docValuesColumn(key);
+      if (column == null) {
+        return null;
+      }
+      columns.add(column.name());
+    }
+    return columns;
+  }
+
+  /** The shards' sort for an ORDER BY of plain sortable columns, or null when the service must sort. */
+  private static List<SortField> shardSort(List<OrderItem> orderBy) {
+    List<SortField> sort = new ArrayList<>();
+    for (OrderItem item : orderBy) {
+      Column column = docValuesColumn(item.expr());
+      if (column == null) {
+        return null;
+      }
+      sort.add(SortField.newBuilder().setField(column.name()).setDescending(item.descending()).build());
+    }
+    return sort;
+  }
+
+  private static Column docValuesColumn(Expr expr) {
+    if (expr instanceof Expr.Column column) {
+      Column table = TransactionLogsTable.require(column.name());
+      return table.hasDocValues() ? table : null;
+    }
+    return null;
+  }
+}

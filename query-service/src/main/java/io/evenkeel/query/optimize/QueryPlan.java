@@ -1,0 +1,54 @@
+package io.evenkeel.query.optimize;
+
+import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.schemas.shard.Aggregation;
+import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.SortField;
+import java.util.List;
+
+/**
+ * What the optimizer decided for one statement: the normalized WHERE, the access paths, the shard filter, and how
+ * rows reach the service.
+ *
+ * @param where the WHERE clause in negation normal form, after the normalization rules
+ * @param serviceFilter whether the service must evaluate the WHERE on fetched rows (some part is a service scan)
+ * @param sort the shards' sort, for {@link Mode#TWO_PHASE}
+ * @param hitsPerShard for {@link Mode#TWO_PHASE}, offset + limit
+ * @param aggregates every distinct aggregate of the statement, in first-use order
+ * @param shardAggregations for {@link Mode#AGGREGATE_ON_SHARDS}, one per aggregate
+ * @param shardGroupBy for {@link Mode#AGGREGATE_ON_SHARDS}, the group-by columns
+ */
+public record QueryPlan(
+    SelectStatement statement,
+    Predicate where,
+    AccessPlan access,
+    Filter filter,
+    boolean serviceFilter,
+    Mode mode,
+    List<SortField> sort,
+    int hitsPerShard,
+    List<Expr.Aggregate> aggregates,
+    List<Aggregation> shardAggregations,
+    List<String> shardGroupBy) {
+
+  /** How rows reach the service. */
+  public enum Mode {
+    /** Shards return the ids and sort keys of their top offset + limit hits; the service merges, then fetches rows. */
+    TWO_PHASE,
+    /** Shards return every candidate row; the service filters, sorts and slices (a service scan, no LIMIT, or an
+     * ORDER BY the shards cannot sort by). */
+    ROWS,
+    /** Shards aggregate per group; the service merges the partial aggregates exactly. */
+    AGGREGATE_ON_SHARDS,
+    /** Shards return every candidate row; the service groups and aggregates them. */
+    AGGREGATE_ROWS
+  }
+
+  public QueryPlan {
+    aggregates = List.copyOf(aggregates);
+    shardAggregations = List.copyOf(shardAggregations);
+    shardGroupBy = List.copyOf(shardGroupBy);
+    sort = List.copyOf(sort);
+  }
+}

@@ -1,0 +1,11 @@
+package io.evenkeel.query.parse;
+
+import io.evenkeel.query.expr.Expr;
+
+/** One ORDER BY key (aliases and ordinals already resolved to their select expressions). */
+public record OrderItem(Expr expr, boolean descending) {
+  @Override
+  public String toString() {
+    return expr + (descending ? " DESC" : " ASC");
+  }
+}

@@ -1,0 +1,83 @@
+package io.evenkeel.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.query.testing.SqlClient;
+import io.evenkeel.query.testing.TestCluster;
+import io.evenkeel.query.testing.TestRows;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.schemas.TransactionLogChange;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A shard server that stalls or dies: the query fails with a 504 naming the shards, or answers partially if asked. */
+class ShardFailureIT {
+  private static final Duration DEADLINE = Duration.ofMillis(1_500);
+
+  @TempDir Path dir;
+
+  /**
+   * Steps: two servers (shards 0-3 and 4-7); SIGSTOP the second, so it holds connections but answers nothing; a
+   * query over all shards gets a 504 after the deadline naming shards 4-7, and with allow_partial the rows of
+   * shards 0-3 flagged as partial; a tenant living on shards 0-3 is still answered in full. Then SIGCONT, kill -9
+   * the second server: the failure is immediate (connection refused).
+   */
+  @Test
+  void stalledOrStoppedServerGives504OrAFlaggedPartialResultWithinTheDeadline() throws Exception {
+    RoutingPolicy policy = RoutingPolicy.hashing(8);
+    try (TestCluster cluster = TestCluster.start(dir, policy, 2)) {
+      Random random = new Random(11);
+      List<TransactionLogChange> rows = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        rows.add(TestRows.random(random, 1 + random.nextInt(30), i, 5));
+      }
+      cluster.write(rows);
+      long onFirstServer = rows.stream().filter(r -> policy.shardFor(r) < 4).count();
+      long tenantOnFirst = rows.stream().filter(r -> policy.shardFor(r) < 4).findFirst().orElseThrow().getTenantId();
+      SqlClient client = cluster.startService(OptimizerSettings.defaults(), DEADLINE);
+      assertThat(client.sql("SELECT COUNT(*) FROM transaction_logs").body().at("/rows/0/0").asLong())
+          .isEqualTo(rows.size());
+
+      cluster.server(1).pause();
+      try {
+        long started = System.nanoTime();
+        SqlClient.Answer failed = client.sql("SELECT COUNT(*) FROM transaction_logs");
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertThat(failed.status()).isEqualTo(504);
+        assertThat(failed.body().get("error").asText()).startsWith("4 of 8 shards failed: [shard 4 at 127.0.0.1:");
+        assertThat(failed.body().get("failures")).hasSize(4);
+        assertThat(failed.body().at("/failures/0/reason").asText()).startsWith("DEADLINE_EXCEEDED");
+        assertThat(tookMs).isBetween(DEADLINE.toMillis() - 100, DEADLINE.toMillis() + 1_000);
+
+        SqlClient.Answer partial = client.post("SELECT COUNT(*) FROM transaction_logs", List.of(), true);
+        assertThat(partial.status()).isEqualTo(200);
+        assertThat(partial.body().get("partial").asBoolean()).isTrue();
+        assertThat(partial.body().at("/shards/total").asInt()).isEqualTo(8);
+        assertThat(partial.body().at("/shards/failed").asInt()).isEqualTo(4);
+        assertThat(partial.body().at("/shards/failures/0/shard").asInt()).isEqualTo(4);
+        assertThat(partial.body().at("/rows/0/0").asLong()).isEqualTo(onFirstServer);
+
+        SqlClient.Answer unaffected = client.sql("SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = ?",
+            tenantOnFirst);
+        assertThat(unaffected.status()).isEqualTo(200);
+        assertThat(unaffected.body().at("/rows/0/0").asLong())
+            .isEqualTo(rows.stream().filter(r -> r.getTenantId() == tenantOnFirst).count());
+      } finally {
+        cluster.server(1).resume();
+      }
+
+      cluster.server(1).kill();
+      long started = System.nanoTime();
+      SqlClient.Answer stopped = client.sql("SELECT row_id FROM transaction_logs ORDER BY row_id LIMIT 3");
+      assertThat(stopped.status()).isEqualTo(504);
+      assertThat(stopped.body().at("/failures/0/reason").asText()).startsWith("UNAVAILABLE");
+      assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(DEADLINE.toMillis() + 1_000);
+    }
+  }
+}

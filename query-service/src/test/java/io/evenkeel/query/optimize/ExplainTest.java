@@ -1,0 +1,200 @@
+package io.evenkeel.query.optimize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.query.QueryService;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.RuleList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fixed queries in, EXPLAIN plans out: which access path each predicate gets (composite index, doc-values scan,
+ * single-column index, union, service scan), the normalized WHERE, the route and the execution. No shard is
+ * contacted: EXPLAIN only plans.
+ */
+class ExplainTest {
+  /** 8 shards; tenant 7 spreads over 4 shards for rows created from t = 1,000,000 on. */
+  private static final RuleList RULES = RuleList.of(8, List.of(Rule.grow(1_000_000L, 4, 7L)));
+  private static QueryService optimized;
+  private static QueryService plain;
+
+  @BeforeAll
+  static void start() {
+    optimized = service(OptimizerRules.DEFAULT);
+    plain = service(OptimizerRules.PLAIN);
+  }
+
+  private static QueryService service(List<AccessRule> rules) {
+    return QueryService.builder()
+        .placement(ShardPlacement.fixed(8, "127.0.0.1:1=0-7"))
+        .routingPolicy(() -> RoutingPolicy.dynamic(RULES))
+        .optimizer(OptimizerSettings.defaults().withRules(rules))
+        .build();
+  }
+
+  @AfterAll
+  static void stop() {
+    optimized.close();
+    plain.close();
+  }
+
+  private static String explain(QueryService service, String sql) {
+    return service.execute("EXPLAIN " + sql, List.of(), false).rows().stream()
+        .map(row -> (String) row.get(0)).collect(Collectors.joining("\n"));
+  }
+
+  @Test
+  void compositeIndexTakesTenantAndTimeAndScanListColumnsScanDocValues() {
+    assertThat(explain(optimized, "SELECT * FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 "
+        + "AND created_time < 2000 AND status IN (1, 2) AND seller_nick = 'ann' ORDER BY price DESC LIMIT 10"))
+        .isEqualTo("""
+            where: (tenant_id = 7 AND created_time in [1000, 2000) AND status IN (1, 2) AND seller_nick = 'ann')
+            access:
+              intersect
+                composite index tenant_created (tenant_id, created_time): [7, 1000] .. [7, 1999] for tenant_id = 7 \
+            AND created_time in [1000, 2000)
+                doc-values scan: status IN (1, 2)
+                index: seller_nick = 'ann'
+            route: 1 of 8 shards by dynamic for created_time in [1000, 1999]: tenant 7 -> [6]
+            execution: two-phase: top 10 ids per shard by (price DESC, tenant_id, row_id), merge, LIMIT 10, \
+            then fetch the rows""");
+  }
+
+  @Test
+  void optimizerOffUsesOneSingleColumnIndexPerPredicate() {
+    assertThat(explain(plain, "SELECT * FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 "
+        + "AND created_time < 2000 AND status IN (1, 2) AND seller_nick = 'ann' ORDER BY price DESC LIMIT 10"))
+        .contains("""
+            access:
+              intersect
+                index: tenant_id = 7
+                index: created_time in [1000, 2000)
+                index: status IN (1, 2)
+                index: seller_nick = 'ann'
+            """);
+  }
+
+  @Test
+  void scanListColumnUsesItsIndexWhenNothingElseProducesCandidates() {
+    assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE status = 3")).isEqualTo("""
+        where: status = 3
+        access:
+          index: status = 3
+        route: all 8 shards (no tenant_id = or IN in the WHERE clause)
+        execution: aggregate on shards: COUNT(*); merge exactly in the service""");
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 AND status = 1"))
+        .isEqualTo("""
+            where: (tenant_id = 7 AND status = 1)
+            access:
+              intersect
+                doc-values scan: status = 1
+                index: tenant_id = 7
+            route: 4 of 8 shards by dynamic: tenant 7 -> [6..1]
+            execution: fetch candidate rows""");
+  }
+
+  @Test
+  void equalitiesMergeIntoInAndNotBecomesANegatedLeaf() {
+    assertThat(explain(optimized, "SELECT seller_nick, COUNT(*), AVG(price) FROM transaction_logs "
+        + "WHERE (status = 1 OR status = 2 OR 3 = status) AND NOT (buyer_nick = 'x') "
+        + "GROUP BY seller_nick HAVING COUNT(*) > 2 ORDER BY 2 DESC"))
+        .isEqualTo("""
+            where: (status IN (1, 2, 3) AND buyer_nick != 'x')
+            access:
+              intersect
+                index: status IN (1, 2, 3)
+                index: buyer_nick != 'x'
+            route: all 8 shards (no tenant_id = or IN in the WHERE clause)
+            execution: aggregate on shards: COUNT(*), AVG(price) as sum and count by seller_nick; merge exactly \
+            in the service, HAVING (COUNT(*) > 2), ORDER BY COUNT(*) DESC""");
+  }
+
+  @Test
+  void orBecomesAUnionOfBranchesEachPlannedByTheRules() {
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs "
+        + "WHERE (seller_nick = 'a' AND status = 1) OR buyer_nick LIKE 'b%' OR status NOT BETWEEN 1 AND 3"))
+        .isEqualTo("""
+            where: ((seller_nick = 'a' AND status = 1) OR buyer_nick LIKE 'b%' OR status < 1 OR status > 3)
+            access:
+              union
+                intersect
+                  doc-values scan: status = 1
+                  index: seller_nick = 'a'
+                index: buyer_nick LIKE 'b%'
+                index: status < 1
+                index: status > 3
+            route: all 8 shards (no tenant_id = or IN in the WHERE clause)
+            execution: fetch candidate rows""");
+  }
+
+  @Test
+  void sharedConjunctIsFactoredOutAndColdAttributeIsAServiceScan() {
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs "
+        + "WHERE (tenant_id = 7 AND quantity > 3) OR (tenant_id = 7 AND attr('color') = 'red') LIMIT 5"))
+        .isEqualTo("""
+            where: (tenant_id = 7 AND (quantity > 3 OR attr('color') = 'red'))
+            access:
+              intersect
+                service scan of candidate rows: (quantity > 3 OR attr('color') = 'red')
+                index: tenant_id = 7
+            route: 4 of 8 shards by dynamic: tenant 7 -> [6..1]
+            execution: fetch candidate rows, filter in the service, LIMIT 5""");
+  }
+
+  @Test
+  void tenantInListGivesOneCompositeRangePerTenant() {
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE tenant_id IN (9, 7) "
+        + "AND created_time BETWEEN 5 AND 10 AND MATCH(title) AGAINST('red wool')"))
+        .isEqualTo("""
+            where: (tenant_id IN (7, 9) AND created_time BETWEEN 5 AND 10 AND MATCH(title) AGAINST('red wool'))
+            access:
+              intersect
+                union
+                  composite index tenant_created (tenant_id, created_time): [7, 5] .. [7, 10] for tenant_id IN (7, 9) \
+            AND created_time BETWEEN 5 AND 10
+                  composite index tenant_created (tenant_id, created_time): [9, 5] .. [9, 10] for tenant_id IN (7, 9) \
+            AND created_time BETWEEN 5 AND 10
+                index: MATCH(title) AGAINST('red wool')
+            route: 2 of 8 shards by dynamic for created_time in [5, 10]: tenant 7 -> [6], tenant 9 -> [1]
+            execution: fetch candidate rows""");
+  }
+
+  @Test
+  void expressionsAreServiceScansAndSortingByThemHappensInTheService() {
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE price * quantity > 100 "
+        + "ORDER BY IFNULL(quantity, 0) DESC LIMIT 3"))
+        .isEqualTo("""
+            where: ((price * quantity) > 100)
+            access:
+              service scan of candidate rows: ((price * quantity) > 100)
+            route: all 8 shards (no tenant_id = or IN in the WHERE clause)
+            execution: fetch candidate rows, filter in the service, ORDER BY IFNULL(quantity, 0) DESC, LIMIT 3""");
+  }
+
+  @Test
+  void contradictionsVisitNoShard() {
+    assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 7 "
+        + "AND created_time > 5 AND created_time < 3"))
+        .isEqualTo("""
+            where: FALSE
+            access:
+              no rows
+            route: no shards (the WHERE clause matches no tenant or time)
+            execution: aggregate on shards: COUNT(*); merge exactly in the service""");
+  }
+
+  @Test
+  void timeBoundsBeforeARuleKeepTheTenantOnOneShard() {
+    assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 7"))
+        .contains("route: 4 of 8 shards by dynamic: tenant 7 -> [6..1]");
+    assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 7 "
+        + "AND created_time < 1000000"))
+        .contains("route: 1 of 8 shards by dynamic for created_time in [min, 999999]: tenant 7 -> [6]");
+  }
+}

@@ -1,0 +1,128 @@
+package io.evenkeel.query.testing;
+
+import io.evenkeel.query.QueryService;
+import io.evenkeel.query.http.SqlHttpServer;
+import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.schemas.ShardWriteBatch;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.WriteRequest;
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shard server processes holding N shards (consecutive ranges split evenly), loaded through a routing policy, and a
+ * query service with its HTTP server in this JVM in front of them.
+ */
+public final class TestCluster implements AutoCloseable {
+  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
+
+  private final int numShards;
+  private final RoutingPolicy policy;
+  private final List<ShardServerProcess> servers = new ArrayList<>();
+  private final List<int[]> shardsOf = new ArrayList<>();
+  private final List<AutoCloseable> services = new ArrayList<>();
+  private long batchSequence;
+
+  private TestCluster(int numShards, RoutingPolicy policy) {
+    this.numShards = numShards;
+    this.policy = policy;
+  }
+
+  /** Starts {@code serverCount} servers; server i hosts shards [i * N / count, (i + 1) * N / count). */
+  public static TestCluster start(Path dir, RoutingPolicy policy, int serverCount)
+      throws IOException, InterruptedException {
+    TestCluster cluster = new TestCluster(policy.numShards(), policy);
+    try {
+      for (int i = 0; i < serverCount; i++) {
+        int first = i * cluster.numShards / serverCount;
+        int last = (i + 1) * cluster.numShards / serverCount - 1;
+        cluster.servers.add(ShardServerProcess.start(dir.resolve("server-" + i), "--shards", first + "-" + last,
+            "--durability", "interval", "--refresh-interval-ms", "200"));
+        cluster.shardsOf.add(new int[] {first, last});
+      }
+    } catch (IOException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  public ShardServerProcess server(int i) {
+    return servers.get(i);
+  }
+
+  /** "127.0.0.1:p0=0-3,127.0.0.1:p1=4-7". */
+  public String placementSpec() {
+    List<String> entries = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      entries.add("127.0.0.1:" + servers.get(i).port() + "=" + shardsOf.get(i)[0] + "-" + shardsOf.get(i)[1]);
+    }
+    return String.join(",", entries);
+  }
+
+  public ShardPlacement placement() {
+    return ShardPlacement.fixed(numShards, placementSpec());
+  }
+
+  /** Routes each change to its shard and writes them, acknowledged only once searchable. */
+  public void write(List<TransactionLogChange> changes) {
+    Map<Integer, List<TransactionLogChange>> byShard = new TreeMap<>();
+    for (TransactionLogChange change : changes) {
+      byShard.computeIfAbsent(policy.shardFor(change), s -> new ArrayList<>()).add(change);
+    }
+    byShard.forEach((shard, list) -> {
+      ShardServerProcess server = serverOf(shard);
+      for (int from = 0; from < list.size(); from += 1_000) {
+        ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard).setSender("query-service-test")
+            .setBatchSequence(batchSequence++).setSentTime(System.currentTimeMillis()).setWaitForRefresh(true)
+            .setChanges(list.subList(from, Math.min(list.size(), from + 1_000))).build();
+        server.stub().withDeadlineAfter(60, TimeUnit.SECONDS).write(WriteRequest.newBuilder().setShard(shard)
+            .setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
+      }
+    });
+  }
+
+  private ShardServerProcess serverOf(int shard) {
+    for (int i = 0; i < servers.size(); i++) {
+      if (shard >= shardsOf.get(i)[0] && shard <= shardsOf.get(i)[1]) {
+        return servers.get(i);
+      }
+    }
+    throw new IllegalArgumentException("no server hosts shard " + shard);
+  }
+
+  /** A query service over this cluster, served over HTTP on a free port; closed with the cluster. */
+  public SqlClient startService(OptimizerSettings settings, Duration deadline) throws Exception {
+    QueryService service = QueryService.builder().placement(placement()).routingPolicy(() -> policy)
+        .optimizer(settings).deadline(deadline).build();
+    SqlHttpServer http = new SqlHttpServer(service, "127.0.0.1", 0);
+    int port = http.start();
+    services.add(http);
+    services.add(service);
+    return new SqlClient(port);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    for (AutoCloseable service : services) {
+      try {
+        service.close();
+      } catch (Exception e) {
+        System.err.println("closing " + service + ": " + e);
+      }
+    }
+    for (ShardServerProcess server : servers) {
+      server.close();
+    }
+  }
+}
