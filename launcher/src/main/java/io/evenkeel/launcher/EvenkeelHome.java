@@ -25,6 +25,10 @@ public record EvenkeelHome(Path root) {
     return require(root.resolve("shard-server/target/shard-server.jar"));
   }
 
+  public Path queryServiceJar() {
+    return require(root.resolve("query-service/target/query-service.jar"));
+  }
+
   public Path benchmarksJar() {
     return require(root.resolve("benchmarks/target/benchmarks.jar"));
   }

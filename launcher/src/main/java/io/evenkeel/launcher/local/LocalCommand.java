@@ -170,15 +170,15 @@ public final class LocalCommand implements Callable<Integer> {
 
   private static void printWelcome(StackInfo info, StackOptions options, PrintStream out) {
     out.printf("  Flink web UI    %s%n", info.flinkUi());
-    out.printf("  query service   not part of the stack yet (port %d is reserved for it)%n",
-        options.ports().queryService());
+    out.printf("  query service   %s/sql (POST {\"sql\": ...}), %s/health%n", info.queryService(),
+        info.queryService());
     out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());
     out.printf("  ZooKeeper       %s, rules under %s/rules%n", info.zookeeper(), info.zookeeperRoot());
     for (StackInfo.ShardServer server : info.shardServers()) {
       out.printf("  shard server    %s, shards %d-%d%n", server.address(), server.firstShard(), server.lastShard());
     }
     out.println();
-    out.println("Sample queries for `bin/evenkeel sql` (once the query service is part of the stack):");
+    out.println("Sample queries: bin/evenkeel sql \"...\", or bin/evenkeel sql for a prompt");
     out.println("  SELECT tenant_id, COUNT(*) AS n FROM transaction_logs GROUP BY tenant_id ORDER BY n DESC LIMIT 10;");
     out.println("  SELECT row_id, title, price, status FROM transaction_logs WHERE tenant_id = 42 "
         + "ORDER BY created_time DESC LIMIT 5;");

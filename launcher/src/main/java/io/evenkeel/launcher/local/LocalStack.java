@@ -122,10 +122,16 @@ final class LocalStack implements AutoCloseable {
     ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(flinkUi));
     ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
 
-    // QUERY SERVICE HOOK (issue 13): once the query service is on main, start it here as its own supervised process
-    // (its main class from query-service/target, --port ports.queryService(), --zookeeper, --zookeeper-root and the
-    // shard servers' placement), wait until POST /sql answers, and put its URL into StackInfo's query_service
-    // (below), which `evenkeel sql` and `evenkeel load --wait` read.
+    t = step("query-service");
+    String queryService = "http://127.0.0.1:" + ports.queryService();
+    ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
+        .heap("512m").jvmOptions(jvmFlags)
+        .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
+            "--placement", placement, "--policy", options.policy(),
+            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
+        .toList(), log("query-service")));
+    query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
+    ready("query-service", queryService + "/sql", t);
 
     if (options.replay()) {
       t = step("replayer");
@@ -143,7 +149,8 @@ final class LocalStack implements AutoCloseable {
     }
 
     info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
-        zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi, null);
+        zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
+        queryService);
     info.write(options.dataDir());
     return info;
   }
@@ -151,6 +158,14 @@ final class LocalStack implements AutoCloseable {
   private static boolean ready(ChildProcess replayer) throws InterruptedException {
     Thread.sleep(1_000);
     return replayer.isAlive();
+  }
+
+  /** Whether the query service answers GET /health. */
+  private static boolean healthy(String queryService) throws IOException, InterruptedException {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create(queryService + "/health")).timeout(Duration.ofSeconds(2)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() == 200;
   }
 
   /** Whether the Flink REST API lists a job in state RUNNING. */

@@ -13,7 +13,7 @@ import java.util.List;
  * Where a running local stack listens, written to {@code <data dir>/stack.json} once it is ready and removed when it
  * stops: {@code evenkeel load} and {@code evenkeel sql} find the stack through it.
  *
- * @param queryService the SQL endpoint's base URL; null until the query service is part of the stack
+ * @param queryService the SQL endpoint's base URL
  */
 public record StackInfo(
     @JsonProperty("pid") long pid,

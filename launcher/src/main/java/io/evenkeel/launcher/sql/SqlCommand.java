@@ -39,8 +39,8 @@ public final class SqlCommand implements Callable<Integer> {
     if (url == null) {
       url = StackInfo.read(dataDir).queryService();
       if (url == null) {
-        throw new UserError("the local stack on " + dataDir + " has no query service yet (it joins the stack with "
-            + "the query-service work); pass --url to use one running elsewhere");
+        throw new UserError("the local stack on " + dataDir + " lists no query service (started by an older launcher?);"
+            + " pass --url to use one running elsewhere");
       }
     }
     SqlClient client = new SqlClient(url);

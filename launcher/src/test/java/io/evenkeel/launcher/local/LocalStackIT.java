@@ -2,6 +2,9 @@ package io.evenkeel.launcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.Hit;
@@ -128,6 +131,24 @@ class LocalStackIT {
     assertThat(second.exitCode).as(second.output).isEqualTo(0);
     awaitShardsHold(expected);
 
+    // The same through SQL: counts per tenant, and the rows of a few tenants.
+    Map<Long, Long> counts = new HashMap<>();
+    expected.keySet().forEach(key -> counts.merge(key.get(0), 1L, Long::sum));
+    Map<Long, Long> sqlCounts = new HashMap<>();
+    for (JsonNode row : sql(data, "SELECT tenant_id, COUNT(*) AS n FROM transaction_logs GROUP BY tenant_id")) {
+      sqlCounts.put(row.get(0).asLong(), row.get(1).asLong());
+    }
+    assertThat(sqlCounts).isEqualTo(counts);
+    for (long tenant : List.of(1_000L, 1_237L, 1_499L)) {
+      List<Long> sqlRows = new ArrayList<>();
+      for (JsonNode row : sql(data,
+          "SELECT row_id FROM transaction_logs WHERE tenant_id = " + tenant + " ORDER BY row_id")) {
+        sqlRows.add(row.get(0).asLong());
+      }
+      assertThat(sqlRows).as("rows of tenant %d", tenant).containsExactlyElementsOf(expected.keySet().stream()
+          .filter(key -> key.get(0) == tenant).map(key -> key.get(1)).sorted().toList());
+    }
+
     long pid = stack.pid();
     new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
     assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
@@ -245,6 +266,13 @@ class LocalStackIT {
       }
       Thread.sleep(200);
     }
+  }
+
+  /** The rows of a query run through {@code evenkeel sql --json}. */
+  private JsonNode sql(Path data, String query) throws Exception {
+    Run run = evenkeel("sql", "--json", "--data-dir", data.toString(), query);
+    assertThat(run.exitCode).as(run.output).isEqualTo(0);
+    return new ObjectMapper().readTree(run.output).get("rows");
   }
 
   private record Run(int exitCode, String output) {}
