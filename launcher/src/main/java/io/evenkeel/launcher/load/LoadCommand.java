@@ -2,6 +2,7 @@ package io.evenkeel.launcher.load;
 
 import io.evenkeel.launcher.UserError;
 import io.evenkeel.launcher.local.StackInfo;
+import io.evenkeel.launcher.sql.SqlClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -46,6 +47,17 @@ public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--topic", description = "The ingest topic (default: the local stack's).")
   String topic;
 
+  @Option(names = "--wait", description = "Return only when every loaded row is searchable as loaded (asked through "
+      + "the query service), and print the time from the first row sent to that moment.")
+  boolean await;
+
+  @Option(names = "--wait-timeout", defaultValue = "10m", converter = io.evenkeel.launcher.local.DurationConverter.class,
+      description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
+  Duration waitTimeout;
+
+  @Option(names = "--url", description = "With --wait: the query service (default: the local stack's).")
+  String url;
+
   @Option(names = "--progress-interval", defaultValue = "2s", converter = io.evenkeel.launcher.local.DurationConverter.class,
       description = "How often to print progress (default: ${DEFAULT-VALUE}).")
   Duration progressInterval;
@@ -62,11 +74,13 @@ public final class LoadCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(format == null ? e.getMessage() : "--format must be jsonl or csv; got: '" + format + "'");
     }
-    if (bootstrapServers == null || topic == null) {
+    if (bootstrapServers == null || topic == null || (await && url == null)) {
       StackInfo stack = StackInfo.read(dataDir);
       bootstrapServers = bootstrapServers == null ? stack.bootstrapServers() : bootstrapServers;
       topic = topic == null ? stack.topic() : topic;
+      url = url == null ? stack.queryService() : url;
     }
+    SearchableWait searchable = await ? new SearchableWait() : null;
     PrintStream out = System.out;
     Properties properties = new Properties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -82,7 +96,11 @@ public final class LoadCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
         RowReader reader = RowReader.open(file, rowFormat)) {
-      result = new Loader(producer, topic, skipBad, out, progressInterval).load(reader, Files.size(file));
+      Loader loader = new Loader(producer, topic, skipBad, out, progressInterval);
+      if (searchable != null) {
+        loader.onSent(searchable);
+      }
+      result = loader.load(reader, Files.size(file));
     } catch (IOException e) {
       out.println("load failed: " + e.getMessage());
       return 1;
@@ -95,6 +113,16 @@ public final class LoadCommand implements Callable<Integer> {
     out.printf("loaded %,d rows in %.1f s (%,.0f rows/s)%s%n", result.sent(), result.took().toNanos() / 1e9,
         result.rowsPerSecond(), result.skipped() == 0 ? "" : String.format("; skipped %,d malformed lines",
             result.skipped()));
+    if (searchable != null && result.sent() > 0) {
+      try {
+        searchable.await(new SqlClient(url), waitTimeout, out);
+      } catch (IOException e) {
+        out.println("wait failed: " + e.getMessage());
+        return 1;
+      }
+      out.printf("all %,d loaded rows searchable %.1f s after the first was sent%n", searchable.rows(),
+          (System.nanoTime() - result.firstSentNanos()) / 1e9);
+    }
     return 0;
   }
 }

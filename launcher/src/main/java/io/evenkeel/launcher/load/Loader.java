@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -40,6 +41,7 @@ public final class Loader {
   private final boolean skipBad;
   private final PrintStream out;
   private final Duration progressEvery;
+  private Consumer<TransactionLogChange> sent = change -> {};
 
   public Loader(Producer<byte[], byte[]> producer, String topic, boolean skipBad, PrintStream out,
       Duration progressEvery) {
@@ -48,6 +50,12 @@ public final class Loader {
     this.skipBad = skipBad;
     this.out = out;
     this.progressEvery = progressEvery;
+  }
+
+  /** Also hands every change it sends to {@code listener} (for {@code --wait}). */
+  public Loader onSent(Consumer<TransactionLogChange> listener) {
+    this.sent = listener;
+    return this;
   }
 
   /** Loads every change of {@code reader}; {@code fileBytes} sizes the progress' ETA. */
@@ -95,6 +103,7 @@ public final class Loader {
           failure.compareAndSet(null, e);
         }
       });
+      sent.accept(change);
       produced++;
       if (failure.get() != null) {
         break;
