@@ -6,9 +6,12 @@ import java.util.List;
  * The answer to one statement: output columns and rows (values are Long, BigDecimal, String or null), how long it
  * took, and how many of the shards it visited answered. {@code failures} is non-empty only for a partial answer the
  * caller allowed.
+ *
+ * @param shardSearchMicros the shards' own search time, summed over the shards (the index work of the plan,
+ *     without transport and merging)
  */
 public record QueryResult(List<String> columns, List<List<Object>> rows, long tookMs, int shardsTotal,
-    List<ShardFailure> failures) {
+    List<ShardFailure> failures, long shardSearchMicros) {
   public QueryResult {
     columns = List.copyOf(columns);
     rows = List.copyOf(rows);

@@ -126,14 +126,15 @@ public final class QueryService implements AutoCloseable {
     if (statement.explain()) {
       List<List<Object>> lines = new ArrayList<>();
       PlanPrinter.lines(plan, route.reason()).forEach(line -> lines.add(List.of(line)));
-      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of());
+      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0);
     }
     Execution execution = new Execution(plan, route, allowPartial,
         Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
     List<List<Object>> rows = execution.run();
     List<String> columns = new ArrayList<>();
     statement.items().forEach(item -> columns.add(item.label()));
-    return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures);
+    return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures,
+        execution.shardSearchMicros);
   }
 
   /** Attribute keys by how often queries filtered or read them: the input for choosing hot keys. */
@@ -158,6 +159,7 @@ public final class QueryService implements AutoCloseable {
     private final Deadline deadline;
     private final Evaluator evaluator = new Evaluator();
     private final List<ShardFailure> failures = new ArrayList<>();
+    private long shardSearchMicros;
 
     Execution(QueryPlan plan, Route route, boolean allowPartial, Deadline deadline) {
       this.plan = plan;
@@ -255,6 +257,7 @@ public final class QueryService implements AutoCloseable {
       ShardClients.FanOut<SearchResponse> fanOut = clients.call(shards, deadline, (stub, shard) ->
           stub.search(SearchRequest.newBuilder().setShard(shard).setQuery(query).build()));
       handleFailures(fanOut.failures());
+      fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());
       return fanOut.responses();
     }
 

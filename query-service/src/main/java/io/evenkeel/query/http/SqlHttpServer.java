@@ -1,9 +1,10 @@
 package io.evenkeel.query.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.query.QueryException;
@@ -45,10 +46,11 @@ import org.slf4j.LoggerFactory;
 public final class SqlHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
   private static final int MAX_BODY_BYTES = 1 << 20;
-  private static final ObjectMapper JSON = new ObjectMapper()
+  /** Decimals in and out exactly: 19.90 stays 19.90, never 19.9 or 1.99E+1. */
+  private static final ObjectMapper JSON = new ObjectMapper(
+      JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build())
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .enable(DeserializationFeature.USE_LONG_FOR_INTS)
-      .enable(SerializationFeature.WRITE_BIGDECIMAL_AS_PLAIN);
+      .enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
   private final QueryService service;
   private final Server server;
@@ -235,7 +237,11 @@ public final class SqlHttpServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    server.stop();
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException("the HTTP server did not stop: " + e, e);
+    }
   }
 }

@@ -10,7 +10,6 @@ import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.schemas.shard.Bucket;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,10 @@ public final class Groups {
   private final SelectStatement statement;
   private final List<Expr.Aggregate> aggregates;
   private final Evaluator evaluator;
-  private final Map<List<Object>, Accumulator[]> groups = new LinkedHashMap<>();
+  /** By normalized key; each group keeps its key as first seen, for output (12.30 stays 12.30). */
+  private final Map<List<Object>, Group> groups = new LinkedHashMap<>();
+
+  private record Group(List<Object> key, Accumulator[] accumulators) {}
 
   public Groups(SelectStatement statement, List<Expr.Aggregate> aggregates, Evaluator evaluator) {
     this.statement = statement;
@@ -62,8 +64,8 @@ public final class Groups {
       for (int i = 0; i < accumulators.length; i++) {
         accumulators[i] = new Accumulator(aggregates.get(i));
       }
-      return accumulators;
-    });
+      return new Group(key, accumulators);
+    }).accumulators();
   }
 
   /** Group keys compare by value: 1.50 and 1.5 are one group. */
@@ -83,13 +85,13 @@ public final class Groups {
     }
     record Output(List<Object> key, List<Object> sortKeys, List<Object> row) {}
     List<Output> outputs = new ArrayList<>();
-    for (Map.Entry<List<Object>, Accumulator[]> group : groups.entrySet()) {
+    for (Group group : groups.values()) {
       Map<Expr, Object> known = new HashMap<>();
       for (int i = 0; i < statement.groupBy().size(); i++) {
-        known.put(statement.groupBy().get(i), group.getKey().get(i));
+        known.put(statement.groupBy().get(i), group.key().get(i));
       }
       for (int i = 0; i < aggregates.size(); i++) {
-        known.put(aggregates.get(i), group.getValue()[i].result());
+        known.put(aggregates.get(i), group.accumulators()[i].result());
       }
       if (statement.having() != null && !evaluator.isTrue(substitute(statement.having(), known), NO_ROW)) {
         continue;
@@ -102,7 +104,7 @@ public final class Groups {
       for (SelectItem item : statement.items()) {
         row.add(SqlValues.output(evaluator.eval(substitute(item.expr(), known), NO_ROW)));
       }
-      outputs.add(new Output(group.getKey(), sortKeys, row));
+      outputs.add(new Output(group.key(), sortKeys, row));
     }
     boolean[] descending = new boolean[statement.orderBy().size()];
     for (int i = 0; i < descending.length; i++) {
@@ -144,9 +146,4 @@ public final class Groups {
       throw new IllegalStateException("attr('" + key + "') read outside a row in a grouped query");
     }
   };
-
-  @Override
-  public String toString() {
-    return "Groups" + Arrays.toString(groups.keySet().toArray());
-  }
 }

@@ -46,6 +46,8 @@ public final class StatementParser {
   private final String sql;
   private final List<Object> params;
   private String tableAlias;
+  /** The select list while converting HAVING and ORDER BY, whose names may be select aliases. */
+  private List<SelectItem> aliases = List.of();
 
   private StatementParser(String sql, List<Object> params) {
     this.sql = sql;
@@ -222,8 +224,6 @@ public final class StatementParser {
       aliases = previous;
     }
   }
-
-  private List<SelectItem> aliases = List.of();
 
   private Expr expr(SqlNode node) {
     if (node instanceof SqlIdentifier identifier) {

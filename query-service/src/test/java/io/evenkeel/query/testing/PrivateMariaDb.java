@@ -46,7 +46,9 @@ final class PrivateMariaDb implements AutoCloseable {
             + Files.readString(dir.resolve("mariadbd.log")));
       }
       try (Socket socket = new Socket("127.0.0.1", port)) {
-        return new PrivateMariaDb(process, port);
+        if (socket.isConnected()) {
+          return new PrivateMariaDb(process, port);
+        }
       } catch (IOException notYet) {
         Thread.sleep(100);
       }

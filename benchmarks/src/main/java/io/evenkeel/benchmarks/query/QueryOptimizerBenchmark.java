@@ -1,0 +1,239 @@
+package io.evenkeel.benchmarks.query;
+
+import com.google.protobuf.ByteString;
+import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.query.QueryResult;
+import io.evenkeel.query.QueryService;
+import io.evenkeel.query.optimize.OptimizerRules;
+import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.ShardWriteBatch;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.shard.server.ShardServer;
+import io.evenkeel.shard.server.ShardSettings;
+import io.evenkeel.shard.translog.Durability;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+/**
+ * The optimizer on vs off (every predicate on its single-column index) on the same loaded shards: Zipf(1) tenants,
+ * the top tenants spread over 4 shards; per top tenant, 1,000 queries with 3 to 10 predicate columns (tenant, a
+ * created_time window, status IN, then more columns), ORDER BY created_time DESC LIMIT 20, one client thread. Each
+ * query runs with both plans back to back and must give the same rows.
+ *
+ * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.QueryOptimizerBenchmark
+ * [--rows N] [--queries N] [--top N]}
+ */
+public final class QueryOptimizerBenchmark {
+  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
+  private static final int SHARDS = 8;
+  private static final int TENANTS = 10_000;
+  private static final int BATCH = 5_000;
+
+  public static void main(String[] args) throws Exception {
+    AvroTrust.install();
+    int rows = intArg(args, "--rows", 1_000_000);
+    int queries = intArg(args, "--queries", 1_000);
+    int top = intArg(args, "--top", 3);
+    Path work = Files.createTempDirectory("evenkeel-query-bench");
+    RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
+    long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
+    RoutingPolicy policy = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(Rule.grow(0, 4, topTenants))));
+    Set<Integer> shardIds = new TreeSet<>();
+    IntStream.range(0, SHARDS).forEach(shardIds::add);
+    try (ShardServer server = new ShardServer(work.resolve("server"), shardIds,
+        new ShardSettings(Durability.INTERVAL, 200, 1_000, 600_000, 256), new InetSocketAddress("127.0.0.1", 0))) {
+      int port = server.start();
+      long loadStarted = System.nanoTime();
+      long last = load(port, generator, rows, policy);
+      System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s%n", rows, SHARDS,
+          (System.nanoTime() - loadStarted) / 1e9);
+      ShardPlacement placement = ShardPlacement.fixed(SHARDS, "127.0.0.1:" + port + "=0-" + (SHARDS - 1));
+      try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
+           QueryService off = service(placement, policy, OptimizerRules.PLAIN)) {
+        Random random = new Random(7);
+        long first = RowGenerator.startTime();
+        for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
+          String sql = query(random, topTenants[i % top], i, first, last);
+          on.execute(sql, List.of(), false);
+          off.execute(sql, List.of(), false);
+        }
+        System.out.println("tenant  share  plan      mean ms   p50 ms   p99 ms   shard search ms (mean, summed over shards)");
+        List<Double> allOn = new ArrayList<>();
+        List<Double> allOff = new ArrayList<>();
+        List<Double> allShardOn = new ArrayList<>();
+        List<Double> allShardOff = new ArrayList<>();
+        for (int rank = 0; rank < top; rank++) {
+          List<Double> timesOn = new ArrayList<>();
+          List<Double> timesOff = new ArrayList<>();
+          List<Double> shardOn = new ArrayList<>();
+          List<Double> shardOff = new ArrayList<>();
+          for (int i = 0; i < queries; i++) {
+            String sql = query(random, topTenants[rank], i, first, last);
+            QueryResult a = timed(on, sql, timesOn);
+            QueryResult b = timed(off, sql, timesOff);
+            if (!a.rows().equals(b.rows())) {
+              throw new IllegalStateException("plans disagree on " + sql + ": " + a.rows() + " vs " + b.rows());
+            }
+            shardOn.add(a.shardSearchMicros() / 1e3);
+            shardOff.add(b.shardSearchMicros() / 1e3);
+          }
+          String share = String.format(Locale.ROOT, "%.1f%%", 100 * generator.tenants().expectedShare(rank + 1));
+          report(topTenants[rank], share, "optimized", timesOn, shardOn);
+          report(topTenants[rank], share, "plain", timesOff, shardOff);
+          allOn.addAll(timesOn);
+          allOff.addAll(timesOff);
+          allShardOn.addAll(shardOn);
+          allShardOff.addAll(shardOff);
+        }
+        report(-1, "", "optimized", allOn, allShardOn);
+        report(-1, "", "plain", allOff, allShardOff);
+        System.out.printf(Locale.ROOT, "mean latency ratio plain / optimized: %.2fx end to end, %.2fx shard search%n",
+            mean(allOff) / mean(allOn), mean(allShardOff) / mean(allShardOn));
+      }
+    } finally {
+      deleteRecursively(work);
+    }
+  }
+
+  /** tenant = k, a created_time window of ~1% of the data, status IN, then 0-7 more columns: 3-10 columns. */
+  static String query(Random random, long tenant, int i, long first, long last) {
+    long span = last - first;
+    long from = first + (long) (random.nextDouble() * span * 0.99);
+    long to = from + span / 100;
+    List<String> predicates = new ArrayList<>(List.of(
+        "tenant_id = " + tenant,
+        "created_time BETWEEN " + from + " AND " + to,
+        "status IN (1, 2)",
+        "quantity >= " + (1 + random.nextInt(3)),
+        "price < " + (2_000 + random.nextInt(8_000)) + ".50",
+        "group_id != " + random.nextInt(1_000),
+        "buyer_id > " + random.nextInt(100_000),
+        "seller_nick = 'seller-" + tenant + "'",
+        "buyer_nick != 'buyer-" + random.nextInt(100_000) + "'",
+        "modified_time >= " + from));
+    int columns = 3 + i % 8;
+    return "SELECT row_id, created_time, status, price FROM transaction_logs WHERE "
+        + String.join(" AND ", predicates.subList(0, columns)) + " ORDER BY created_time DESC LIMIT 20";
+  }
+
+  /**
+   * The scan list for this workload: columns whose predicates keep most rows (status IN two of six values, quantity,
+   * price, buyer_id and modified_time lower bounds, != on group_id and buyer_nick) are cheaper to check in doc values
+   * over the composite index's few candidates than to look up in their own index.
+   */
+  static final Set<String> SCAN_LIST = Set.of("status", "quantity", "price", "group_id", "buyer_id", "buyer_nick",
+      "modified_time");
+
+  private static QueryService service(ShardPlacement placement, RoutingPolicy policy,
+      List<io.evenkeel.query.optimize.AccessRule> rules) {
+    return QueryService.builder().placement(placement).routingPolicy(() -> policy)
+        .optimizer(OptimizerSettings.defaults().withScanColumns(SCAN_LIST).withRules(rules))
+        .deadline(Duration.ofSeconds(30)).build();
+  }
+
+  private static QueryResult timed(QueryService service, String sql, List<Double> times) {
+    long started = System.nanoTime();
+    QueryResult result = service.execute(sql, List.of(), false);
+    times.add((System.nanoTime() - started) / 1e6);
+    return result;
+  }
+
+  /** Writes the rows, routed by the policy, in batches per shard; returns the last row's creation time. */
+  private static long load(int port, RowGenerator generator, int rows, RoutingPolicy policy) throws Exception {
+    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
+        .maxInboundMessageSize(64 << 20).build();
+    try {
+      var stub = ShardServiceGrpc.newBlockingStub(channel);
+      Map<Integer, List<TransactionLogChange>> buffers = new HashMap<>();
+      long last = 0;
+      long sequence = 0;
+      for (int i = 0; i < rows; i++) {
+        TransactionLogChange row = generator.next();
+        last = row.getCreatedTime();
+        int shard = policy.shardFor(row);
+        List<TransactionLogChange> buffer = buffers.computeIfAbsent(shard, s -> new ArrayList<>());
+        buffer.add(row);
+        if (buffer.size() == BATCH) {
+          write(stub, shard, sequence++, buffer, false);
+          buffer.clear();
+        }
+      }
+      for (int shard = 0; shard < SHARDS; shard++) {
+        write(stub, shard, sequence++, buffers.getOrDefault(shard, List.of()), true);
+      }
+      return last;
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void write(ShardServiceGrpc.ShardServiceBlockingStub stub, int shard, long sequence,
+      List<TransactionLogChange> rows, boolean waitForRefresh) {
+    ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard).setSender("query-bench")
+        .setBatchSequence(sequence).setSentTime(System.currentTimeMillis()).setWaitForRefresh(waitForRefresh)
+        .setChanges(new ArrayList<>(rows)).build();
+    stub.withDeadlineAfter(5, TimeUnit.MINUTES).write(WriteRequest.newBuilder().setShard(shard)
+        .setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
+  }
+
+  private static void report(long tenant, String share, String plan, List<Double> times, List<Double> shard) {
+    double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    System.out.printf(Locale.ROOT, "%-7s %-6s %-9s %8.2f %8.2f %8.2f %8.2f%n", tenant < 0 ? "all" : Long.toString(tenant),
+        share, plan, mean(times), percentile(sorted, 0.50), percentile(sorted, 0.99), mean(shard));
+  }
+
+  private static double mean(List<Double> times) {
+    return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+
+  private static double percentile(double[] sorted, double p) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+  }
+
+  private static int intArg(String[] args, String name, int defaultValue) {
+    int i = Arrays.asList(args).indexOf(name);
+    if (i < 0) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(args[i + 1]);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " takes a number; got: " + (i + 1 < args.length ? args[i + 1] : ""));
+    }
+  }
+
+  private static void deleteRecursively(Path path) throws java.io.IOException {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (var paths = Files.walk(path)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}
