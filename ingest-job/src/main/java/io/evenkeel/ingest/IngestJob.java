@@ -47,6 +47,9 @@ public final class IngestJob {
 
   public static void build(StreamExecutionEnvironment env, IngestSettings settings) {
     settings.validate();
+    // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
+    // are instead of deep-copying every Avro change at each step.
+    env.getConfig().enableObjectReuse();
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
         .setBootstrapServers(settings.bootstrapServers)
         .setTopics(settings.topic)

@@ -184,7 +184,7 @@ public final class IngestPipelineBenchmark {
         if (now - started > TimeUnit.MINUTES.toMillis(10)) {
           throw new IllegalStateException(policy + ": only " + docs + " of " + rows + " rows searchable after 10 min");
         }
-        Thread.sleep(50);
+        Thread.sleep(200);
       }
       double seconds = (System.currentTimeMillis() - started) / 1000.0;
       int rules;

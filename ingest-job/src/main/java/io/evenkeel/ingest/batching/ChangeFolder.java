@@ -1,6 +1,7 @@
 package io.evenkeel.ingest.batching;
 
 import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -37,7 +38,8 @@ public final class ChangeFolder extends KeyedProcessFunction<Tuple2<Long, Long>,
   public void processElement(RoutedChange next, Context context, Collector<RoutedChange> out) throws Exception {
     RoutedChange current = pending.value();
     if (current == null) {
-      pending.update(next);
+      // A copy: with object reuse, the network input may hand the same instance again for the next record.
+      pending.update(new RoutedChange(next.shard, next.hot, TransactionLogChange.newBuilder(next.change).build()));
       context.timerService().registerProcessingTimeTimer(context.timerService().currentProcessingTime() + windowMs);
       return;
     }
