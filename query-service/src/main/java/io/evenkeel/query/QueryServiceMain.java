@@ -8,7 +8,13 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.router.protocol.RuleListClient;
+import io.evenkeel.router.protocol.RuleProtocolConfig;
 import java.time.Duration;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -46,6 +52,14 @@ public final class QueryServiceMain implements Callable<Integer> {
       description = "For --policy dynamic, a static rule list: time:L:tenant,tenant;... e.g. 0:4:17,23;1700000000000:8:17")
   String rules;
 
+  @Option(names = "--zookeeper",
+      description = "With --policy dynamic: follow the committed rule list in this ZooKeeper (instead of --rules).")
+  String zookeeper;
+
+  @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
+      description = "The cluster's ZooKeeper root (default: ${DEFAULT-VALUE}).")
+  String zookeeperRoot;
+
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
   long deadlineMs;
@@ -77,7 +91,7 @@ public final class QueryServiceMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RoutingPolicy routing = routingPolicy(policy, numShards, rules);
+    Supplier<RoutingPolicy> routing = routing();
     OptimizerSettings settings = OptimizerSettings.defaults()
         .withScanColumns(names(scanColumns))
         .withHotAttributes(names(hotAttributes))
@@ -95,7 +109,7 @@ public final class QueryServiceMain implements Callable<Integer> {
     }
     QueryService service = QueryService.builder()
         .placement(ShardPlacement.fixed(numShards, placement))
-        .routingPolicy(() -> routing)
+        .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
         .build();
@@ -116,6 +130,25 @@ public final class QueryServiceMain implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * The routing policy queries use: fixed, a static rule list, or, with --zookeeper, the committed rule list as the
+   * rule-list client sees it now (rules committed while the service runs apply to the next query).
+   */
+  private Supplier<RoutingPolicy> routing() throws Exception {
+    if (zookeeper == null || !policy.equals("dynamic")) {
+      RoutingPolicy fixed = routingPolicy(policy, numShards, rules);
+      return () -> fixed;
+    }
+    if (!rules.isBlank()) {
+      throw new IllegalArgumentException("--rules and --zookeeper exclude each other: the rules come from ZooKeeper");
+    }
+    CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(200, 10));
+    client.start();
+    RuleListClient ruleList = new RuleListClient(client, RuleProtocolConfig.builder(zookeeperRoot, numShards).build());
+    ruleList.start();
+    return () -> RoutingPolicy.dynamic(ruleList.current());
   }
 
   /** "hashing", "double:8" or "dynamic" with a rule list "t:L:tenants;...". */

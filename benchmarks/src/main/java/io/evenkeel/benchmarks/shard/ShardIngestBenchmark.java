@@ -80,18 +80,25 @@ public final class ShardIngestBenchmark {
     Path work = Files.createTempDirectory("evenkeel-ingest-bench");
     System.out.printf(Locale.ROOT, "Indexing %,d rows (Zipf tenants over %,d, ~15 columns, 10 attributes each); work dir %s%n",
         rows, TENANTS, work);
+    long cpu = cpuNanos();
     double raw = rawLucene(work.resolve("raw"), rows);
-    System.out.printf(Locale.ROOT, "(a) raw Lucene, 1 thread:            %,10.0f docs/s%n", raw);
+    double rawPerCpu = rows / ((cpuNanos() - cpu) / 1e9);
+    System.out.printf(Locale.ROOT, "(a) raw Lucene, 1 thread:            %,10.0f docs/s  %,10.0f docs per CPU-second%n",
+        raw, rawPerCpu);
     ShardServer server = new ShardServer(work.resolve("server"), Set.of(0),
         new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
     int port = server.start();
     ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
         .maxInboundMessageSize(64 * 1024 * 1024).build();
     try {
+      cpu = cpuNanos();
       double viaGrpc = grpcWrites(channel, rows, batchSize, inFlight);
-      System.out.printf(Locale.ROOT, "(b) shard server over gRPC:          %,10.0f docs/s  (batches of %d, %d in flight,"
-          + " durability interval)%n", viaGrpc, batchSize, inFlight);
-      System.out.printf(Locale.ROOT, "ratio (b)/(a):                       %10.2f%n", viaGrpc / raw);
+      double grpcPerCpu = rows / ((cpuNanos() - cpu) / 1e9);
+      System.out.printf(Locale.ROOT, "(b) shard server over gRPC:          %,10.0f docs/s  %,10.0f docs per CPU-second"
+          + "  (client and server in this process; batches of %d, %d in flight, durability interval)%n", viaGrpc,
+          grpcPerCpu, batchSize, inFlight);
+      System.out.printf(Locale.ROOT, "ratio (b)/(a):                       %10.2f wall clock, %.2f per CPU-second%n",
+          viaGrpc / raw, grpcPerCpu / rawPerCpu);
       searches(channel, rows, queries);
     } finally {
       channel.shutdownNow();
@@ -191,6 +198,15 @@ public final class ShardIngestBenchmark {
     if (done % 100_000 == 0 || done == total) {
       System.err.printf(Locale.ROOT, "  %s: %,d / %,d rows, %,.0f rows/s%n", what, done, total, done / seconds(started));
     }
+  }
+
+  /**
+   * CPU time of this process: on a shared machine, docs per CPU-second compare the two paths even when other
+   * processes take cores away during one of them.
+   */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static double seconds(long startedNanos) {

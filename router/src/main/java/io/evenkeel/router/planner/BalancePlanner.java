@@ -46,10 +46,6 @@ public final class BalancePlanner {
     return maxTenantShareOfShard / numShards;
   }
 
-  public int maxOffsetSize() {
-    return maxOffsetSize;
-  }
-
   /** CheckHotSpot: does a tenant with this share of all writes overload one shard? */
   public boolean checkHotSpot(double share) {
     checkShare(share);

@@ -43,6 +43,13 @@ public final class RuleList {
     return new Builder(this).add(rule).build();
   }
 
+  /** A new list with {@code more} at the end, in order, building the index once. */
+  public RuleList appendAll(List<Rule> more) {
+    Builder builder = new Builder(this);
+    more.forEach(builder::add);
+    return builder.build();
+  }
+
   public int numShards() {
     return numShards;
   }

@@ -66,6 +66,33 @@ public final class Changes {
     return merged;
   }
 
+  /**
+   * One change with the effect of {@code earlier} followed by {@code later} (later's version is the newer one): what
+   * write batching sends instead of both. Deletes and full images replace what came before; a partial update folds
+   * onto a full image (or onto the empty row a delete leaves), and two partial updates into one.
+   */
+  public static TransactionLogChange fold(TransactionLogChange earlier, TransactionLogChange later) {
+    if (later.getSetColumns() == null) {
+      return later;
+    }
+    if (earlier.getOp() == ChangeOp.DELETE) {
+      return rowAfter(later, null);
+    }
+    if (earlier.getSetColumns() == null) {
+      return rowAfter(later, earlier);
+    }
+    TransactionLogChange merged = TransactionLogChange.newBuilder(earlier).build();
+    java.util.LinkedHashSet<String> columns = new java.util.LinkedHashSet<>(earlier.getSetColumns());
+    for (String column : later.getSetColumns()) {
+      merged.put(column, later.get(column));
+      columns.add(column);
+    }
+    merged.setSetColumns(new java.util.ArrayList<>(columns));
+    merged.setModifiedTime(later.getModifiedTime());
+    merged.setVersion(later.getVersion());
+    return merged;
+  }
+
   public static String describe(TransactionLogChange change) {
     return change.getOp() + " of row " + change.getTenantId() + ":" + change.getRowId() + " (version "
         + change.getVersion() + ")";

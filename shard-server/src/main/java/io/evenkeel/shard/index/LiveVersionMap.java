@@ -29,12 +29,6 @@ final class LiveVersionMap implements ReferenceManager.RefreshListener {
     maps.current.put(key, row);
   }
 
-  /** Rows not yet covered by a completed refresh. */
-  int size() {
-    Maps m = maps;
-    return m.current.size() + m.old.size();
-  }
-
   @Override
   public void beforeRefresh() {
     maps = new Maps(new ConcurrentHashMap<>(), maps.current);

@@ -236,11 +236,6 @@ public final class ShardIndex implements Closeable {
     writer.commit();
   }
 
-  /** Changes applied since the searcher last refreshed (rows in the live version map). */
-  public int unrefreshedRows() {
-    return versions.size();
-  }
-
   /** Bytes of the index files on disk. */
   public long sizeInBytes() {
     long total = 0;

@@ -1,0 +1,77 @@
+package io.evenkeel.embedded;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The command line of a child JVM: this JVM's {@code java}, heap, flags, classpath or jar, main class, arguments. */
+public final class JavaCommand {
+  private final List<String> jvmOptions = new ArrayList<>();
+  private String classpath = System.getProperty("java.class.path");
+  private final String target;
+  private final boolean jar;
+  private final List<String> args = new ArrayList<>();
+
+  private JavaCommand(String target, boolean jar) {
+    this.target = target;
+    this.jar = jar;
+  }
+
+  /** {@code java -cp <this JVM's classpath> mainClass}. */
+  public static JavaCommand mainClass(String mainClass) {
+    return new JavaCommand(mainClass, false);
+  }
+
+  /** {@code java -jar jar}. */
+  public static JavaCommand jar(Path jar) {
+    return new JavaCommand(jar.toString(), true);
+  }
+
+  public JavaCommand classpath(String value) {
+    if (jar) {
+      throw new IllegalStateException("a -jar command takes its classpath from the jar's manifest");
+    }
+    this.classpath = value;
+    return this;
+  }
+
+  public JavaCommand heap(String xmx) {
+    jvmOptions.add("-Xmx" + xmx);
+    return this;
+  }
+
+  public JavaCommand jvmOptions(List<String> options) {
+    jvmOptions.addAll(options);
+    return this;
+  }
+
+  public JavaCommand jvmOption(String option) {
+    jvmOptions.add(option);
+    return this;
+  }
+
+  public JavaCommand args(String... more) {
+    args.addAll(List.of(more));
+    return this;
+  }
+
+  public JavaCommand args(List<String> more) {
+    args.addAll(more);
+    return this;
+  }
+
+  public List<String> toList() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    if (jar) {
+      command.add("-jar");
+    } else {
+      command.add("-cp");
+      command.add(classpath);
+    }
+    command.add(target);
+    command.addAll(args);
+    return command;
+  }
+}

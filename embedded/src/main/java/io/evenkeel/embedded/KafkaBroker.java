@@ -1,0 +1,175 @@
+package io.evenkeel.embedded;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * A real single-node KRaft Kafka (broker and controller) in its own JVM, from the Kafka jars on this JVM's
+ * classpath, on loopback: on free ports ({@link #start(Path)}, for tests) or fixed ones ({@link #builder}, for the
+ * local stack). A directory formatted by an earlier run is reused with its data.
+ */
+public final class KafkaBroker implements AutoCloseable {
+  private final ChildProcess process;
+  private final int port;
+
+  private KafkaBroker(ChildProcess process, int port) {
+    this.process = process;
+    this.port = port;
+  }
+
+  /** A broker on free ports, logging to {@code dir/broker.log}. */
+  public static KafkaBroker start(Path dir) throws IOException, InterruptedException {
+    return builder(dir).ports(freePort(), freePort()).start();
+  }
+
+  public static Builder builder(Path dir) {
+    return new Builder(dir);
+  }
+
+  /** Where the broker lives and listens; {@link #start} checks the settings, formats storage once and waits. */
+  public static final class Builder {
+    private final Path dir;
+    private int port = -1;
+    private int controllerPort = -1;
+    private Path log;
+    private String heap = "512m";
+    private Duration readyTimeout = Duration.ofSeconds(60);
+
+    private Builder(Path dir) {
+      this.dir = dir;
+      this.log = dir.resolve("broker.log");
+    }
+
+    /** The client (PLAINTEXT) port and the KRaft controller port. */
+    public Builder ports(int port, int controllerPort) {
+      this.port = port;
+      this.controllerPort = controllerPort;
+      return this;
+    }
+
+    public Builder log(Path value) {
+      this.log = value;
+      return this;
+    }
+
+    public Builder heap(String value) {
+      this.heap = value;
+      return this;
+    }
+
+    public Builder readyTimeout(Duration value) {
+      this.readyTimeout = value;
+      return this;
+    }
+
+    public KafkaBroker start() throws IOException, InterruptedException {
+      if (port <= 0 || port > 65535 || controllerPort <= 0 || controllerPort > 65535 || port == controllerPort) {
+        throw new IllegalArgumentException("kafka needs two distinct ports in [1, 65535]; got: " + port + " and "
+            + controllerPort);
+      }
+      Files.createDirectories(dir);
+      Path config = dir.resolve("server.properties");
+      Properties properties = new Properties();
+      properties.putAll(Map.ofEntries(
+          Map.entry("process.roles", "broker,controller"),
+          Map.entry("node.id", "1"),
+          Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
+          Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort),
+          Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port),
+          Map.entry("controller.listener.names", "CONTROLLER"),
+          Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
+          Map.entry("log.dirs", dir.resolve("logs").toAbsolutePath().toString()),
+          Map.entry("num.partitions", "4"),
+          Map.entry("offsets.topic.replication.factor", "1"),
+          Map.entry("offsets.topic.num.partitions", "4"),
+          Map.entry("transaction.state.log.replication.factor", "1"),
+          Map.entry("transaction.state.log.min.isr", "1"),
+          Map.entry("group.initial.rebalance.delay.ms", "0"),
+          Map.entry("auto.create.topics.enable", "true")));
+      try (var out = Files.newOutputStream(config)) {
+        properties.store(out, "Evenkeel single-node broker");
+      }
+      // Formatting twice fails ("already formatted"); a restart on the same directory keeps its cluster and data.
+      if (!Files.exists(dir.resolve("logs").resolve("meta.properties"))) {
+        ChildProcess format = ChildProcess.start("kafka storage format", java("kafka.tools.StorageTool", "format",
+            "-t", UUID.randomUUID().toString().replace("-", "").substring(0, 22), "-c", config.toString()),
+            dir.resolve("format.log"));
+        if (!format.onExit().thenApply(code -> code == 0).completeOnTimeout(false, 60, TimeUnit.SECONDS).join()) {
+          format.stop(Duration.ofSeconds(5));
+          throw new IOException("kafka storage format failed; " + format.tailReport(40));
+        }
+      }
+      ChildProcess broker = ChildProcess.start("kafka", java("kafka.Kafka", config.toString()), log);
+      KafkaBroker started = new KafkaBroker(broker, port);
+      broker.awaitReady(readyTimeout, () -> {
+        try (Admin admin = started.admin()) {
+          admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
+          return true;
+        }
+      });
+      return started;
+    }
+
+    private List<String> java(String mainClass, String... args) {
+      return JavaCommand.mainClass(mainClass).heap(heap)
+          .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+          .args(args).toList();
+    }
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** The broker's JVM, for supervision. */
+  public ChildProcess process() {
+    return process;
+  }
+
+  public Admin admin() {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
+  }
+
+  public void createTopic(String name, int partitions) throws Exception {
+    try (Admin admin = admin()) {
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Creates the topic unless it exists (a restarted stack finds its topics). */
+  public void ensureTopic(String name, int partitions) throws Exception {
+    try (Admin admin = admin()) {
+      if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name)) {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.stop(Duration.ofSeconds(20));
+  }
+
+  /** A port free at the time of the call (a test's broker binds it moments later). */
+  public static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

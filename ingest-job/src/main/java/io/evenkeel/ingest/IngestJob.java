@@ -1,0 +1,127 @@
+package io.evenkeel.ingest;
+
+import io.evenkeel.ingest.batching.ChangeFolder;
+import io.evenkeel.ingest.monitor.HotspotDetector;
+import io.evenkeel.ingest.monitor.LocalWindowCounter;
+import io.evenkeel.ingest.monitor.ProposalCommitter;
+import io.evenkeel.ingest.monitor.WindowCount;
+import io.evenkeel.ingest.monitor.WindowSummarizer;
+import io.evenkeel.ingest.sink.ChangeRouter;
+import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.ingest.sink.ShardSink;
+import io.evenkeel.ingest.source.ChangeDecoder;
+import io.evenkeel.ingest.source.DeadLetter;
+import io.evenkeel.ingest.source.DeadLetterSerializer;
+import io.evenkeel.ingest.source.RawRecord;
+import io.evenkeel.ingest.source.RawRecordDeserializer;
+import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.schemas.RuleProposal;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.WindowSummary;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The ingest pipeline: Kafka → decode (bad records to the dead-letter topic) → route (a participant of the rule
+ * protocol) → [monitor: per-window tenant and shard counts → summaries → hotspot detector → rule proposals] and
+ * [write batching per row → one-hop batched writes to each shard's primary].
+ */
+public final class IngestJob {
+  private IngestJob() {}
+
+  public static void build(StreamExecutionEnvironment env, IngestSettings settings) {
+    settings.validate();
+    KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
+        .setBootstrapServers(settings.bootstrapServers)
+        .setTopics(settings.topic)
+        .setGroupId(settings.groupId)
+        .setStartingOffsets(switch (settings.startOffsets) {
+          case "earliest" -> OffsetsInitializer.earliest();
+          case "latest" -> OffsetsInitializer.latest();
+          default -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+        })
+        .setDeserializer(new RawRecordDeserializer())
+        .build();
+    SingleOutputStreamOperator<TransactionLogChange> changes = env
+        .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + settings.topic).uid("kafka-source")
+        .process(new ChangeDecoder()).name("decode").uid("decode");
+    changes.getSideOutput(ChangeDecoder.DEAD_LETTERS)
+        .sinkTo(KafkaSink.<DeadLetter>builder()
+            .setBootstrapServers(settings.bootstrapServers)
+            .setRecordSerializer(new DeadLetterSerializer(settings.deadLetterTopic))
+            .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+            .build())
+        .name("dead letters: " + settings.deadLetterTopic).uid("dead-letters");
+
+    DataStream<RoutedChange> routed = changes
+        .process(new ChangeRouter(settings)).name("route (" + settings.policy + ")").uid("route")
+        .assignTimestampsAndWatermarks(WatermarkStrategy.<RoutedChange>forBoundedOutOfOrderness(Duration.ofSeconds(1))
+            .withTimestampAssigner((r, previous) -> r.change.getModifiedTime())
+            .withIdleness(Duration.ofSeconds(2)))
+        .name("event time: modified_time").uid("watermarks");
+
+    monitor(routed, settings);
+
+    DataStream<RoutedChange> toSend = settings.batchWindowMs == 0 ? routed : routed
+        .keyBy(r -> Tuple2.of(r.change.getTenantId(), r.change.getRowId()),
+            TypeInformation.of(new TypeHint<Tuple2<Long, Long>>() {}))
+        .process(new ChangeFolder(settings.batchWindowMs)).name("fold changes per row").uid("fold");
+    toSend.sinkTo(new ShardSink(settings)).name("shards (one hop)").uid("shard-sink");
+  }
+
+  private static void monitor(DataStream<RoutedChange> routed, IngestSettings settings) {
+    Duration window = Duration.ofMillis(settings.monitorWindowMs);
+    double hotShare = BalancePlanner.builder(settings.numShards)
+        .maxTenantShareOfShard(settings.maxTenantShareOfShard).build().hotShareThreshold();
+    DataStream<WindowSummary> summaries = routed
+        .transform("count per window (local)", TypeInformation.of(WindowCount.class),
+            new LocalWindowCounter(settings.monitorWindowMs)).uid("local-window-counts")
+        .keyBy(c -> Tuple2.of(c.kind, c.key), TypeInformation.of(new TypeHint<Tuple2<Integer, Long>>() {}))
+        .window(TumblingEventTimeWindows.of(window))
+        .reduce((a, b) -> new WindowCount(a.windowStart, a.kind, a.key, a.count + b.count))
+        .name("count per window").uid("window-counts")
+        .windowAll(TumblingEventTimeWindows.of(window))
+        .process(new WindowSummarizer(10, hotShare)).name("window summary").uid("window-summary");
+    summaries.sinkTo(kafka(settings, settings.summaryTopic, WindowSummary.class))
+        .name("summaries: " + settings.summaryTopic).uid("summaries");
+    if (!settings.dynamic()) {
+      return;
+    }
+    DataStream<RuleProposal> proposals = summaries
+        .keyBy(s -> 0)
+        .process(new HotspotDetector(settings)).name("hotspot detector").uid("hotspot-detector")
+        .setParallelism(1);
+    AsyncDataStream.unorderedWait(proposals, new ProposalCommitter(settings), settings.effectiveDelayMs * 3,
+            TimeUnit.MILLISECONDS, 100)
+        .name("rule commit protocol").uid("rule-commit").setParallelism(1)
+        .sinkTo(kafka(settings, settings.proposalTopic, RuleProposal.class))
+        .name("proposals: " + settings.proposalTopic).uid("proposals");
+  }
+
+  private static <T extends SpecificRecord> KafkaSink<T> kafka(IngestSettings settings, String topic, Class<T> type) {
+    return KafkaSink.<T>builder()
+        .setBootstrapServers(settings.bootstrapServers)
+        .setRecordSerializer(KafkaRecordSerializationSchema.builder()
+            .setTopic(topic)
+            .setValueSerializationSchema(new AvroMessages<>(type))
+            .build())
+        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .build();
+  }
+}

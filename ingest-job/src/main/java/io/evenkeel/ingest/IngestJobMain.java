@@ -1,0 +1,74 @@
+package io.evenkeel.ingest;
+
+import io.evenkeel.schemas.codec.AvroTrust;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs the ingest job: on a local Flink environment with its web UI ({@code --local}), or, packaged as a jar, on a
+ * Flink cluster ({@code flink run -c io.evenkeel.ingest.IngestJobMain ingest-job.jar ...}).
+ */
+@Command(name = "ingest-job", mixinStandardHelpOptions = true,
+    description = "Kafka -> Flink -> shard servers: decoding, tenant monitoring, hotspot detection, write batching "
+        + "and one-hop routed writes.")
+public final class IngestJobMain implements Callable<Integer> {
+  @Mixin
+  private IngestSettings settings = new IngestSettings();
+
+  @Option(names = "--parallelism", defaultValue = "2")
+  int parallelism;
+
+  @Option(names = "--checkpoint-interval-ms", defaultValue = "5000")
+  long checkpointIntervalMs;
+
+  @Option(names = "--checkpoint-dir", description = "Where checkpoints go (a file:// URI); default: Flink's.")
+  String checkpointDir;
+
+  @Option(names = "--local", description = "Run on a local Flink environment with the web UI.")
+  boolean local;
+
+  @Option(names = "--web-ui-port", defaultValue = "8081")
+  int webUiPort;
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    CommandLine commandLine = new CommandLine(new IngestJobMain());
+    commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof IllegalArgumentException) {
+        line.getErr().println("ingest-job: " + e.getMessage());
+        return CommandLine.ExitCode.USAGE;
+      }
+      throw e;
+    });
+    System.exit(commandLine.execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    settings.validate();
+    Configuration configuration = new Configuration();
+    if (checkpointDir != null) {
+      configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+    }
+    StreamExecutionEnvironment env;
+    if (local) {
+      configuration.set(RestOptions.PORT, webUiPort);
+      env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(configuration);
+    } else {
+      env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+    }
+    env.setParallelism(parallelism);
+    env.enableCheckpointing(checkpointIntervalMs, CheckpointingMode.EXACTLY_ONCE);
+    IngestJob.build(env, settings);
+    env.execute("evenkeel-ingest (" + settings.policy + ")");
+    return 0;
+  }
+}

@@ -1,0 +1,159 @@
+package io.evenkeel.ingest;
+
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.protocol.RuleProtocolConfig;
+import io.evenkeel.router.rules.RuleList;
+import java.io.Serializable;
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import picocli.CommandLine.Option;
+
+/**
+ * The job's settings, shipped to every operator; the fields are also {@link IngestJobMain}'s flags. {@link #validate}
+ * names any bad value.
+ */
+public class IngestSettings implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  @Option(names = "--bootstrap-servers", description = "Kafka brokers. (default: ${DEFAULT-VALUE})")
+  public String bootstrapServers = "127.0.0.1:9092";
+
+  @Option(names = "--topic", description = "Topic of Avro single-object changes. (default: ${DEFAULT-VALUE})")
+  public String topic = "transaction-logs";
+
+  @Option(names = "--dead-letter-topic",
+      description = "Where undecodable or invalid records go, with the reason. (default: ${DEFAULT-VALUE})")
+  public String deadLetterTopic = "transaction-logs-dead-letters";
+
+  @Option(names = "--summary-topic",
+      description = "Where the monitor writes its window summaries. (default: ${DEFAULT-VALUE})")
+  public String summaryTopic = "tenant-window-summaries";
+
+  @Option(names = "--proposal-topic",
+      description = "Where rule proposals and their outcomes go. (default: ${DEFAULT-VALUE})")
+  public String proposalTopic = "rule-proposals";
+
+  @Option(names = "--group-id", description = "Kafka consumer group. (default: ${DEFAULT-VALUE})")
+  public String groupId = "evenkeel-ingest";
+
+  @Option(names = "--start-offsets",
+      description = "earliest, latest, or committed (falling back to earliest). (default: ${DEFAULT-VALUE})")
+  public String startOffsets = "committed";
+
+  @Option(names = "--zookeeper",
+      description = "ZooKeeper connect string (the dynamic policy needs it). (default: ${DEFAULT-VALUE})")
+  public String zookeeper = "127.0.0.1:2181";
+
+  @Option(names = "--zookeeper-root", description = "The cluster's ZooKeeper root. (default: ${DEFAULT-VALUE})")
+  public String zookeeperRoot = "/evenkeel/local";
+
+  @Option(names = "--shards", description = "Number of shards N. (default: ${DEFAULT-VALUE})")
+  public int numShards = 12;
+
+  @Option(names = "--placement", required = true,
+      description = "Shard primaries: host:port=shards,... e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
+  public String placement = "";
+
+  @Option(names = "--policy", description = "hashing, double:L, or dynamic. (default: ${DEFAULT-VALUE})")
+  public String policy = "dynamic";
+
+  @Option(names = "--monitor-window-ms",
+      description = "Tumbling window of the tenant monitor. (default: ${DEFAULT-VALUE})")
+  public long monitorWindowMs = 10_000;
+
+  @Option(names = "--batch-window-ms",
+      description = "Write batching window per row; 0 disables batching. (default: ${DEFAULT-VALUE})")
+  public long batchWindowMs = 200;
+
+  @Option(names = "--sink-batch-size", description = "Changes per write request. (default: ${DEFAULT-VALUE})")
+  public int sinkBatchSize = 1_000;
+
+  @Option(names = "--sink-linger-ms", description = "How long a partial batch may wait. (default: ${DEFAULT-VALUE})")
+  public long sinkLingerMs = 50;
+
+  @Option(names = "--sink-hot-buffer",
+      description = "How many changes of hot tenants one shard's hot lane may buffer before the sink"
+          + " backpressures. (default: ${DEFAULT-VALUE})")
+  public int sinkHotBuffer = 20_000;
+
+  @Option(names = "--sink-request-timeout-ms",
+      description = "Deadline of one write request. (default: ${DEFAULT-VALUE})")
+  public long sinkRequestTimeoutMs = 30_000;
+
+  @Option(names = "--alpha", description = "The planner's alpha (maxTenantShareOfShard). (default: ${DEFAULT-VALUE})")
+  public double maxTenantShareOfShard = 0.25;
+
+  @Option(names = "--proposal-rest-ms",
+      description = "A tenant is proposed again only after this rest period. (default: ${DEFAULT-VALUE})")
+  public long proposalRestMs = 60_000;
+
+  @Option(names = "--effective-delay-ms", description = "T of the rule commit protocol. (default: ${DEFAULT-VALUE})")
+  public long effectiveDelayMs = RuleProtocolConfig.DEFAULT_EFFECTIVE_DELAY.toMillis();
+
+  @Option(names = "--max-clock-skew-ms",
+      description = "How far ahead of this job's clock a row's created_time may be; below T/2."
+          + " (default: ${DEFAULT-VALUE})")
+  public long maxClockSkewMs = RuleProtocolConfig.DEFAULT_MAX_CLOCK_SKEW.toMillis();
+
+  public RuleProtocolConfig protocolConfig() {
+    return RuleProtocolConfig.builder(zookeeperRoot, numShards)
+        .effectiveDelay(Duration.ofMillis(effectiveDelayMs))
+        .maxClockSkew(Duration.ofMillis(maxClockSkewMs))
+        .build();
+  }
+
+  /** A started ZooKeeper client for this cluster; the caller closes it. */
+  public CuratorFramework startZooKeeperClient() {
+    CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(200, 10));
+    client.start();
+    return client;
+  }
+
+  public boolean dynamic() {
+    return policy.equals("dynamic");
+  }
+
+  /** The routing policy of a fixed setting (hashing or double:L). */
+  public RoutingPolicy fixedPolicy() {
+    if (policy.equals("hashing")) {
+      return RoutingPolicy.hashing(numShards);
+    }
+    if (policy.startsWith("double:")) {
+      return RoutingPolicy.doubleHashing(numShards, Integer.parseInt(policy.substring("double:".length())));
+    }
+    throw new IllegalStateException("policy " + policy + " is not fixed");
+  }
+
+  public void validate() {
+    if (!(policy.equals("hashing") || policy.equals("dynamic") || policy.matches("double:\\d+"))) {
+      throw new IllegalArgumentException("policy must be hashing, double:L or dynamic; got: '" + policy + "'");
+    }
+    if (!dynamic()) {
+      fixedPolicy();
+    }
+    RuleList.empty(numShards);
+    if (dynamic()) {
+      protocolConfig();
+    }
+    ShardPlacement.fixed(numShards, placement);
+    if (!(startOffsets.equals("earliest") || startOffsets.equals("latest") || startOffsets.equals("committed"))) {
+      throw new IllegalArgumentException("start offsets must be earliest, latest or committed; got: '"
+          + startOffsets + "'");
+    }
+    requirePositive("monitor window", monitorWindowMs);
+    requirePositive("sink batch size", sinkBatchSize);
+    requirePositive("sink linger", sinkLingerMs);
+    if (batchWindowMs < 0) {
+      throw new IllegalArgumentException("batch window must be >= 0 ms (0 disables batching); got: " + batchWindowMs);
+    }
+  }
+
+  private static void requirePositive(String what, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(what + " must be > 0; got: " + value);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package io.evenkeel.ingest.sink;
+
+import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.protocol.Participant;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
+import java.time.Duration;
+import java.util.UUID;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Gives each change its shard. With the dynamic policy every parallel instance is a participant of the rule commit
+ * protocol: it routes with the committed rule list and holds (waits on) rows created at or after the effective time
+ * of a round in flight, so a rule never moves a row already routed. A change always routes by its row's creation
+ * time, so updates and deletes go where the insert went.
+ */
+public final class ChangeRouter extends ProcessFunction<TransactionLogChange, RoutedChange> {
+  private final IngestSettings settings;
+  private transient CuratorFramework zookeeper;
+  private transient Participant participant;
+  private transient RoutingPolicy fixed;
+  private transient Duration maxWait;
+  private transient Counter routed;
+
+  public ChangeRouter(IngestSettings settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public void open(OpenContext context) throws Exception {
+    AvroTrust.install();
+    routed = getRuntimeContext().getMetricGroup().counter("routedChanges");
+    if (!settings.dynamic()) {
+      fixed = settings.fixedPolicy();
+      return;
+    }
+    zookeeper = settings.startZooKeeperClient();
+    String id = "ingest-router-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() + "-"
+        + UUID.randomUUID().toString().substring(0, 8);
+    participant = new Participant(zookeeper, settings.protocolConfig(), id);
+    participant.start();
+    // Long enough for any round to be decided (votes within T/2) and for a row from just ahead of our clock.
+    maxWait = Duration.ofMillis(settings.effectiveDelayMs * 3);
+  }
+
+  @Override
+  public void processElement(TransactionLogChange change, Context context, Collector<RoutedChange> out)
+      throws Exception {
+    long tenant = change.getTenantId();
+    int shard;
+    boolean hot;
+    if (participant == null) {
+      shard = fixed.shardFor(change);
+      hot = false;
+    } else {
+      shard = participant.route(tenant, change.getRowId(), change.getCreatedTime(), maxWait);
+      // By the row's creation time, so every change of a row goes to the same lane of the sink, in order.
+      hot = participant.ruleList().offsetSizeFor(tenant, change.getCreatedTime()) > 1;
+    }
+    routed.inc();
+    out.collect(new RoutedChange(shard, hot, change));
+  }
+
+  @Override
+  public void close() {
+    if (participant != null) {
+      participant.close();
+    }
+    if (zookeeper != null) {
+      zookeeper.close();
+    }
+  }
+}

@@ -1,0 +1,391 @@
+package io.evenkeel.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.ingest.source.DeadLetterSerializer;
+import io.evenkeel.ingest.testing.ChangeStream;
+import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.protocol.RuleListClient;
+import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.ProposalOutcome;
+import io.evenkeel.schemas.RuleProposal;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.Hit;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.StatsRequest;
+import io.evenkeel.shard.testing.ShardServerProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ingest job on a Flink MiniCluster, against a real Kafka broker, ZooKeeper and shard-server processes. */
+class IngestJobIT {
+  private static final int SHARDS = 8;
+  private static final int TENANTS = 1_000;
+  private static final long HOT_TENANT = 4_242;
+  private static final long WINDOW_MS = 1_000;
+  private static final long EFFECTIVE_DELAY_MS = 2_000;
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+      .setNumberTaskManagers(1)
+      .setNumberSlotsPerTaskManager(4)
+      .build());
+
+  @TempDir Path dir;
+  private TestingServer zookeeper;
+  private KafkaBroker kafka;
+  private final List<ShardServerProcess> servers = new ArrayList<>();
+  private IngestSettings settings;
+  private final List<JobClient> jobs = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    zookeeper = new TestingServer(true);
+    kafka = KafkaBroker.start(dir.resolve("kafka"));
+    kafka.createTopic("changes", 4);
+    servers.add(ShardServerProcess.start(dir.resolve("shards-a"), "--shards", "0-3", "--refresh-interval-ms", "500",
+        "--durability", "interval"));
+    servers.add(ShardServerProcess.start(dir.resolve("shards-b"), "--shards", "4-7", "--refresh-interval-ms", "500",
+        "--durability", "interval"));
+    settings = new IngestSettings();
+    settings.bootstrapServers = kafka.bootstrapServers();
+    settings.topic = "changes";
+    settings.startOffsets = "earliest";
+    settings.zookeeper = zookeeper.getConnectString();
+    settings.zookeeperRoot = "/evenkeel/test";
+    settings.numShards = SHARDS;
+    settings.placement = "127.0.0.1:" + servers.get(0).port() + "=0-3,127.0.0.1:" + servers.get(1).port() + "=4-7";
+    settings.monitorWindowMs = WINDOW_MS;
+    settings.effectiveDelayMs = EFFECTIVE_DELAY_MS;
+    settings.maxClockSkewMs = 500;
+    settings.proposalRestMs = 60_000;
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (JobClient job : jobs) {
+      if (!job.getJobStatus().get().isGloballyTerminalState()) {
+        job.cancel().get(30, TimeUnit.SECONDS);
+      }
+    }
+    for (ShardServerProcess server : servers) {
+      server.close();
+    }
+    kafka.close();
+    zookeeper.close();
+  }
+
+  private JobClient submit(Configuration configuration) throws Exception {
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+    env.setParallelism(2);
+    env.enableCheckpointing(500, CheckpointingMode.EXACTLY_ONCE);
+    IngestJob.build(env, settings);
+    JobClient job = env.executeAsync("ingest-test");
+    jobs.add(job);
+    return job;
+  }
+
+  /**
+   * Produces {@code count} changes at about {@code perSecond}; from {@code hotFrom} on, {@link #HOT_TENANT} takes 40%
+   * of the inserts. Returns when the change at {@code pauseAt} has been sent, if {@code pauseAt} >= 0.
+   */
+  private static final class Producer {
+    final ChangeStream stream = new ChangeStream(7, TENANTS, 1.0);
+    final KafkaProducer<byte[], byte[]> kafka;
+    int sent;
+    long hotSince = -1;
+
+    Producer(String bootstrapServers) {
+      Properties properties = new Properties();
+      properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+      kafka = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    void produce(String topic, int until, int hotFrom, int perSecond) throws InterruptedException {
+      long started = System.nanoTime();
+      int first = sent;
+      for (; sent < until; sent++) {
+        long now = System.currentTimeMillis();
+        if (sent == hotFrom) {
+          hotSince = now;
+        }
+        TransactionLogChange change = stream.next(now, sent >= hotFrom ? HOT_TENANT : -1, 0.4);
+        byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
+        kafka.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)));
+        if (sent % 1_000 == 0) {
+          long ahead = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) - (sent - first) * 1_000L / perSecond;
+          if (ahead < 0) {
+            Thread.sleep(-ahead);
+          }
+        }
+      }
+      kafka.flush();
+    }
+  }
+
+  @Test
+  void everyRowEndsOnTheShardItsRulesNameAndAHotTenantGetsARuleInTime() throws Exception {
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    // Corrupt records among the changes: they go to the dead-letter topic, and the job (with no restarts) lives on.
+    producer.kafka.send(new ProducerRecord<>("changes", "junk".getBytes(), "not avro".getBytes()));
+    producer.produce("changes", 100_000, Integer.MAX_VALUE, 15_000);
+    producer.kafka.send(new ProducerRecord<>("changes", "junk".getBytes(), new byte[] {(byte) 0xC3, 1, 2}));
+    producer.produce("changes", 200_000, 100_000, 15_000);
+    producer.kafka.close();
+
+    RuleList rules = awaitIndexed(producer.stream.expectedLiveRows(), job);
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+
+    Rule hotRule = rules.rules().stream().filter(r -> r.names(HOT_TENANT)).findFirst().orElseThrow(
+        () -> new AssertionError("no rule for the tenant that became hot; rules: " + rules.rules()));
+    assertThat(hotRule.offsetSize()).isGreaterThan(1);
+    RuleProposal proposal = read(settings.proposalTopic, 1, PROPOSALS).stream()
+        .filter(p -> p.getTenantId() == HOT_TENANT).findFirst().orElseThrow();
+    assertThat(proposal.getOutcome()).isEqualTo(ProposalOutcome.COMMITTED);
+    assertThat(proposal.getEffectiveTime()).isEqualTo(hotRule.effectiveTime());
+    // Hot in two windows in a row; the first of them may have begun before the tenant became hot.
+    assertThat(proposal.getWindowEnd() - producer.hotSince).as("event-time ms from becoming hot to the proposal")
+        .isLessThanOrEqualTo(3 * WINDOW_MS);
+    System.out.printf("hot tenant %d: proposed L=%d from the window ending %d ms after it became hot; committed,"
+            + " effective %d ms after it became hot%n", HOT_TENANT, proposal.getProposedOffsetSize(),
+        proposal.getWindowEnd() - producer.hotSince, hotRule.effectiveTime() - producer.hotSince);
+
+    List<String> reasons = deadLetterReasons();
+    assertThat(reasons).hasSize(2);
+    assertThat(reasons.get(0)).contains("BadHeaderException");
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
+  void aCancelledJobRestoredFromItsCheckpointEndsWithTheSameIndex() throws Exception {
+    settings.policy = "double:4";
+    Producer producer = new Producer(kafka.bootstrapServers());
+    Configuration configuration = new Configuration();
+    configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
+    configuration.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        org.apache.flink.configuration.ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+    JobClient first = submit(configuration);
+    producer.produce("changes", 60_000, Integer.MAX_VALUE, 20_000);
+    Thread.sleep(1_500);
+    first.cancel().get(30, TimeUnit.SECONDS);
+    producer.produce("changes", 120_000, Integer.MAX_VALUE, 20_000);
+    producer.kafka.close();
+
+    Path checkpoint = latestCheckpoint(dir.resolve("checkpoints").resolve(first.getJobID().toString()));
+    Configuration restore = new Configuration(configuration);
+    restore.set(StateRecoveryOptions.SAVEPOINT_PATH, checkpoint.toUri().toString());
+    JobClient second = submit(restore);
+    awaitIndexed(producer.stream.expectedLiveRows(), second);
+    second.cancel().get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aJobStartingOnALoadedClusterProposesRulesFromStorageShares() throws Exception {
+    // Rows already stored (written straight to the shards, all at L = 1): tenant 7 holds 60% of them.
+    RoutingPolicy hashing = RoutingPolicy.hashing(SHARDS);
+    Map<Integer, List<TransactionLogChange>> byShard = new HashMap<>();
+    for (long row = 0; row < 5_000; row++) {
+      long tenant = row % 5 < 3 ? 7 : 100 + row % 400;
+      TransactionLogChange change = io.evenkeel.shard.testing.TestRows.insert(tenant, row, 1).build();
+      byShard.computeIfAbsent(hashing.shardFor(change), s -> new ArrayList<>()).add(change);
+    }
+    byShard.forEach((shard, changes) -> server(shard).stub().withDeadlineAfter(30, TimeUnit.SECONDS).write(
+        io.evenkeel.schemas.shard.WriteRequest.newBuilder().setShard(shard).setBatch(com.google.protobuf.ByteString
+            .copyFrom(io.evenkeel.shard.testing.TestRows.BATCHES.encode(
+                io.evenkeel.shard.testing.TestRows.batch(shard, 1, changes, true)))).build()));
+
+    submit(new Configuration());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    RuleList rules = currentRules();
+    while (rules.size() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      rules = currentRules();
+    }
+    assertThat(rules.maxOffsetSize(7)).as("L of the tenant with 60%% of the rows").isEqualTo(SHARDS);
+    assertThat(rules.maxOffsetSize(101)).isEqualTo(1);
+  }
+
+  private static Path latestCheckpoint(Path jobDir) throws Exception {
+    try (var children = java.nio.file.Files.list(jobDir)) {
+      // A checkpoint in progress at the cancellation has a directory but no _metadata yet.
+      return children.filter(p -> p.getFileName().toString().startsWith("chk-"))
+          .filter(p -> java.nio.file.Files.exists(p.resolve("_metadata")))
+          .max((a, b) -> Long.compare(number(a), number(b)))
+          .orElseThrow(() -> new AssertionError("no retained checkpoint in " + jobDir));
+    }
+  }
+
+  private static long number(Path checkpoint) {
+    return Long.parseLong(checkpoint.getFileName().toString().substring("chk-".length()));
+  }
+
+  /**
+   * Waits (at most 3 minutes) until the shards hold exactly the expected rows, then checks each is on exactly one
+   * shard, the one its rules name, with the expected final state. Returns the rule list it checked against.
+   */
+  private RuleList awaitIndexed(Map<List<Long>, TransactionLogChange> expected, JobClient job) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    long docs = -1;
+    while (System.nanoTime() < deadline) {
+      JobStatus status = job.getJobStatus().get();
+      if (status == JobStatus.FAILED) {
+        try {
+          job.getJobExecutionResult().get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw new AssertionError("the job failed", e);
+        }
+      }
+      assertThat(status).as("job status").isIn(JobStatus.INITIALIZING, JobStatus.CREATED, JobStatus.RUNNING);
+      docs = 0;
+      for (int shard = 0; shard < SHARDS; shard++) {
+        docs += server(shard).stub().withDeadlineAfter(10, TimeUnit.SECONDS)
+            .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
+      }
+      if (docs == expected.size() && allVersionsArrived(expected)) {
+        break;
+      }
+      Thread.sleep(1_000);
+    }
+    RuleList rules = currentRules();
+    RoutingPolicy policy = settings.dynamic() ? RoutingPolicy.dynamic(rules) : settings.fixedPolicy();
+    Map<List<Long>, Integer> shardOf = new HashMap<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      for (Hit hit : allHits(shard)) {
+        List<Long> key = List.of(hit.getTenantId(), hit.getRowId());
+        assertThat(shardOf.put(key, shard)).as("row %s on more than one shard", key).isNull();
+        TransactionLogChange row = CHANGES.decode(hit.getRow().toByteArray());
+        assertThat(row).as("final state of row %s", key).isEqualTo(expected.get(key));
+        assertThat(shard).as("shard of row %s", key)
+            .isEqualTo(policy.shardFor(hit.getTenantId(), hit.getRowId(), row.getCreatedTime()));
+      }
+    }
+    assertThat(shardOf.keySet()).as("rows indexed (%d docs)", docs).isEqualTo(expected.keySet());
+    return rules;
+  }
+
+  private boolean allVersionsArrived(Map<List<Long>, TransactionLogChange> expected) {
+    long matching = 0;
+    for (int shard = 0; shard < SHARDS; shard++) {
+      for (Hit hit : allHits(shard)) {
+        try {
+          TransactionLogChange row = CHANGES.decode(hit.getRow().toByteArray());
+          TransactionLogChange want = expected.get(List.of(hit.getTenantId(), hit.getRowId()));
+          matching += want != null && want.getVersion() == row.getVersion() ? 1 : 0;
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }
+    }
+    return matching == expected.size();
+  }
+
+  private List<Hit> allHits(int shard) {
+    SearchResponse response = server(shard).stub().withDeadlineAfter(30, TimeUnit.SECONDS)
+        .search(SearchRequest.newBuilder().setShard(shard)
+            .setQuery(Query.newBuilder().setLimit(100_000).setIncludeRows(true).setTrackTotal(true)).build());
+    assertThat(response.getTotal()).isLessThan(100_000);
+    return response.getHitsList();
+  }
+
+  private ShardServerProcess server(int shard) {
+    return servers.get(shard < 4 ? 0 : 1);
+  }
+
+  private RuleList currentRules() throws Exception {
+    try (CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100))) {
+      client.start();
+      RuleListClient rules = new RuleListClient(client, settings.protocolConfig());
+      rules.start();
+      try {
+        return rules.current();
+      } finally {
+        rules.close();
+      }
+    }
+  }
+
+  private static final SingleObjectCodec<RuleProposal> PROPOSALS = SingleObjectCodec.of(RuleProposal.class);
+
+  private <T> List<T> read(String topic, int atLeast, SingleObjectCodec<T> codec) throws Exception {
+    Properties properties = new Properties();
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "check-" + topic);
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<T> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (records.size() < atLeast && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          records.add(codec.decode(record.value()));
+        }
+      }
+    }
+    return records;
+  }
+
+  private List<String> deadLetterReasons() {
+    Properties properties = new Properties();
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "dead-letter-check");
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<String> reasons = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(settings.deadLetterTopic));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (reasons.size() < 2 && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          reasons.add(new String(record.headers().lastHeader(DeadLetterSerializer.REASON_HEADER).value(),
+              StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return reasons;
+  }
+}

@@ -1,0 +1,36 @@
+package io.evenkeel.launcher;
+
+import io.evenkeel.launcher.load.LoadCommand;
+import io.evenkeel.launcher.local.LocalCommand;
+import io.evenkeel.launcher.sql.SqlCommand;
+import io.evenkeel.schemas.codec.AvroTrust;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The one entry point behind {@code bin/evenkeel}. */
+@Command(name = "evenkeel", mixinStandardHelpOptions = true, version = "evenkeel 0.1.0-SNAPSHOT",
+    description = "Evenkeel on one machine: a local stack, a bulk loader and a SQL shell.",
+    subcommands = {LocalCommand.class, LoadCommand.class, SqlCommand.class, CommandLine.HelpCommand.class})
+public final class Evenkeel implements Runnable {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    CommandLine commandLine = new CommandLine(new Evenkeel());
+    // A bad value the user gave (a port out of range, a file that is not there) is a one-line message, not a trace.
+    commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof UserError) {
+        line.getErr().println(line.getCommandName() + ": " + e.getMessage());
+        return CommandLine.ExitCode.USAGE;
+      }
+      throw e;
+    });
+    System.exit(commandLine.execute(args));
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}

@@ -1,0 +1,60 @@
+package io.evenkeel.launcher;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The repository the launcher runs from ({@code -Devenkeel.home}, set by {@code bin/evenkeel}) and the jars the
+ * build left there: the stack starts the same jars and main classes that a real deployment runs.
+ */
+public record EvenkeelHome(Path root) {
+  public static final String BUILD_HINT = "build first: ./mvnw -B -q -DskipTests package";
+
+  public static EvenkeelHome fromSystemProperty() {
+    String home = System.getProperty("evenkeel.home");
+    if (home == null) {
+      throw new UserError("evenkeel.home is not set; run the launcher through bin/evenkeel");
+    }
+    return new EvenkeelHome(Path.of(home).toAbsolutePath().normalize());
+  }
+
+  public Path shardServerJar() {
+    return require(root.resolve("shard-server/target/shard-server.jar"));
+  }
+
+  public Path queryServiceJar() {
+    return require(root.resolve("query-service/target/query-service.jar"));
+  }
+
+  public Path benchmarksJar() {
+    return require(root.resolve("benchmarks/target/benchmarks.jar"));
+  }
+
+  /** The ingest job's classpath for a local Flink environment: its jar and target/lib/*. */
+  public String ingestJobClasspath() {
+    Path target = root.resolve("ingest-job/target");
+    Path lib = require(target.resolve("lib"));
+    try (Stream<Path> jars = Files.list(target)) {
+      // evenkeel-ingest-job-<version>.jar, not the shaded job jar for a Flink cluster nor test jars.
+      List<Path> found = jars.filter(p -> p.getFileName().toString().matches("evenkeel-ingest-job-[^-]+(-SNAPSHOT)?\\.jar"))
+          .toList();
+      if (found.size() != 1) {
+        throw new UserError("expected one evenkeel-ingest-job-<version>.jar in " + target + ", found " + found
+            + "; " + BUILD_HINT);
+      }
+      return found.get(0) + ":" + lib + "/*";
+    } catch (IOException e) {
+      throw new UserError("cannot list " + target + ": " + e.getMessage() + "; " + BUILD_HINT, e);
+    }
+  }
+
+  private static Path require(Path path) {
+    if (!Files.exists(path)) {
+      throw new UserError("missing " + path + "; " + BUILD_HINT);
+    }
+    return path;
+  }
+}

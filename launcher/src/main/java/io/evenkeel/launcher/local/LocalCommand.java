@@ -1,0 +1,229 @@
+package io.evenkeel.launcher.local;
+
+import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.launcher.EvenkeelHome;
+import io.evenkeel.launcher.UserError;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code evenkeel local}: a complete Evenkeel on loopback, supervised until Ctrl-C, {@code --duration} or a death. */
+@Command(name = "local", mixinStandardHelpOptions = true,
+    description = {"Starts ZooKeeper, a KRaft Kafka broker, the shard servers, the Flink ingest job (with its web UI) "
+        + "and, unless --no-replay, a Single's-Day replayer, each as its own process; prints a status line every few "
+        + "seconds; Ctrl-C stops everything in reverse order.",
+        "Data and logs live in --data-dir; a restart on it keeps the data."})
+public final class LocalCommand implements Callable<Integer> {
+  @Option(names = "--data-dir", defaultValue = "evenkeel-data", description = "Where all data and logs live (default: ${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Option(names = "--wipe", description = "Delete the data directory first and start fresh.")
+  boolean wipe;
+
+  @Option(names = "--shard-servers", defaultValue = "3", description = "Shard-server processes (default: ${DEFAULT-VALUE}).")
+  int shardServers;
+
+  @Option(names = "--shards", defaultValue = "12", description = "Shards N (default: ${DEFAULT-VALUE}).")
+  int shards;
+
+  @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L or dynamic (default: ${DEFAULT-VALUE}).")
+  String policy;
+
+  @Option(names = "--base-port", defaultValue = "7700",
+      description = "First of the fixed ports: +0 ZooKeeper, +1 Kafka, +2 Kafka controller, +3 Flink UI, +4 query "
+          + "service, +10.. shard servers (default: ${DEFAULT-VALUE}).")
+  int basePort;
+
+  @Option(names = "--no-replay", description = "Start an empty system: no Single's-Day replayer.")
+  boolean noReplay;
+
+  @Option(names = "--replay-rate", defaultValue = "1000", description = "Replayed changes/s after the kickoff surge (default: ${DEFAULT-VALUE}).")
+  double replayRate;
+
+  @Option(names = "--surge-factor", defaultValue = "4", description = "Rate multiplier of the 30 s kickoff surge (default: ${DEFAULT-VALUE}).")
+  double surgeFactor;
+
+  @Option(names = "--theta", defaultValue = "1.0", description = "Zipf skew of the replayed tenants (default: ${DEFAULT-VALUE}).")
+  double theta;
+
+  @Option(names = "--topic", defaultValue = "transaction-logs", description = "The ingest topic (default: ${DEFAULT-VALUE}).")
+  String topic;
+
+  @Option(names = "--duration", converter = DurationConverter.class,
+      description = "Stop by itself after this long, e.g. 90s, 5m, 1h (default: run until Ctrl-C).")
+  Duration duration;
+
+  @Option(names = "--status-interval", defaultValue = "5s", converter = DurationConverter.class,
+      description = "How often to print the status line (default: ${DEFAULT-VALUE}).")
+  Duration statusInterval;
+
+  @Override
+  public Integer call() throws Exception {
+    StackOptions options = options();
+    EvenkeelHome home = EvenkeelHome.fromSystemProperty();
+    // Fail on missing jars before starting anything.
+    home.shardServerJar();
+    home.ingestJobClasspath();
+    if (options.replay()) {
+      home.benchmarksJar();
+    }
+    if (Files.exists(dataDir.resolve(StackInfo.FILE))) {
+      long pid = StackInfo.read(dataDir).pid();
+      if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+        throw new UserError("a stack (pid " + pid + ") is already running on " + dataDir);
+      }
+    }
+    if (wipe) {
+      deleteRecursively(dataDir);
+    }
+    Files.createDirectories(dataDir);
+
+    PrintStream out = System.out;
+    LinkedBlockingQueue<String> attention = new LinkedBlockingQueue<>();
+    CountDownLatch finished = new CountDownLatch(1);
+    LocalStack stack = new LocalStack(home, options, out);
+    stack.onDeath(dead -> attention.add("died:" + dead.name()));
+    // SIGINT/SIGTERM: ask this thread to stop the stack in order, and keep the JVM alive until it has.
+    Thread hook = new Thread(() -> {
+      attention.add("signal");
+      try {
+        finished.await(3, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "evenkeel-local-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return run(stack, options, attention, out);
+    } finally {
+      out.println("stopping");
+      stack.close();
+      out.println("stopped");
+      out.flush();
+      finished.countDown();
+    }
+  }
+
+  private int run(LocalStack stack, StackOptions options, LinkedBlockingQueue<String> attention, PrintStream out)
+      throws Exception {
+    long t0 = System.nanoTime();
+    out.printf("evenkeel local: data in %s, logs in %s%n", options.dataDir(), options.logs());
+    StackInfo info;
+    try {
+      info = stack.start();
+    } catch (IOException e) {
+      out.println("evenkeel local: could not start: " + e.getMessage());
+      return 1;
+    }
+    if (attention.peek() != null) {
+      return reportAttention(attention.poll(), stack, out);
+    }
+    out.printf("%nEvenkeel is ready (%.1f s).%n", (System.nanoTime() - t0) / 1e9);
+    printWelcome(info, options, out);
+
+    long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    try (StatusLine status = new StatusLine(info, stack.shardChannels(), stack.layout())) {
+      // Fixed rate: gathering a status line takes time of its own on a busy machine.
+      long nextLine = System.nanoTime() + statusInterval.toNanos();
+      while (true) {
+        long now = System.nanoTime();
+        if (now >= deadline) {
+          out.println("--duration " + duration.toSeconds() + " s reached");
+          return 0;
+        }
+        String event = attention.poll(Math.max(0, Math.min(deadline, nextLine) - now), TimeUnit.NANOSECONDS);
+        if (event != null) {
+          return reportAttention(event, stack, out);
+        }
+        if (System.nanoTime() >= nextLine) {
+          out.println(status.line());
+          out.flush();
+          nextLine = Math.max(nextLine + statusInterval.toNanos(), System.nanoTime());
+        }
+      }
+    }
+  }
+
+  /** A signal ends the run normally; a component's death is reported with the end of its log. */
+  private static int reportAttention(String event, LocalStack stack, PrintStream out) {
+    if (event.equals("signal")) {
+      return 0;
+    }
+    String name = event.substring("died:".length());
+    for (ChildProcess process : stack.processes()) {
+      if (process.name().equals(name)) {
+        out.printf("%n%s died (exit code %d); %s%n%n", name, process.onExit().join(), process.tailReport(30));
+      }
+    }
+    return 1;
+  }
+
+  private static void printWelcome(StackInfo info, StackOptions options, PrintStream out) {
+    out.printf("  Flink web UI    %s%n", info.flinkUi());
+    out.printf("  query service   %s/sql (POST {\"sql\": ...}), %s/health%n", info.queryService(),
+        info.queryService());
+    out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());
+    out.printf("  ZooKeeper       %s, rules under %s/rules%n", info.zookeeper(), info.zookeeperRoot());
+    for (StackInfo.ShardServer server : info.shardServers()) {
+      out.printf("  shard server    %s, shards %d-%d%n", server.address(), server.firstShard(), server.lastShard());
+    }
+    out.println();
+    out.println("Sample queries: bin/evenkeel sql \"...\", or bin/evenkeel sql for a prompt");
+    out.println("  SELECT tenant_id, COUNT(*) AS n FROM transaction_logs GROUP BY tenant_id ORDER BY n DESC LIMIT 10;");
+    out.println("  SELECT row_id, title, price, status FROM transaction_logs WHERE tenant_id = 42 "
+        + "ORDER BY created_time DESC LIMIT 5;");
+    out.println("  SELECT status, COUNT(*), SUM(price) FROM transaction_logs WHERE tenant_id = 42 "
+        + "AND MATCH(title) AGAINST('w1 w2') GROUP BY status;");
+    out.println("Load your own rows:  bin/evenkeel load rows.jsonl   (or a CSV file with a header)");
+    out.println("Stop:                Ctrl-C");
+    out.println();
+    out.flush();
+  }
+
+  private StackOptions options() {
+    StackPorts ports;
+    try {
+      ports = new StackPorts(basePort, shardServers);
+    } catch (IllegalArgumentException e) {
+      throw new UserError(e.getMessage());
+    }
+    if (shards < shardServers) {
+      throw new UserError("--shards must be >= --shard-servers (each server hosts at least one); got: " + shards
+          + " shards for " + shardServers + " servers");
+    }
+    if (!(policy.equals("hashing") || policy.equals("dynamic") || policy.matches("double:\\d+"))) {
+      throw new UserError("--policy must be hashing, double:L or dynamic; got: '" + policy + "'");
+    }
+    if (!noReplay && !(replayRate > 0)) {
+      throw new UserError("--replay-rate must be > 0 (use --no-replay for none); got: " + replayRate);
+    }
+    if (!(surgeFactor >= 1)) {
+      throw new UserError("--surge-factor must be >= 1; got: " + surgeFactor);
+    }
+    if (!(theta >= 0)) {
+      throw new UserError("--theta must be >= 0; got: " + theta);
+    }
+    return new StackOptions(dataDir, ports, shards, policy, noReplay ? 0 : replayRate, surgeFactor, theta, topic);
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+}

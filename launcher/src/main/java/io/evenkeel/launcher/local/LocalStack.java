@@ -1,0 +1,249 @@
+package io.evenkeel.launcher.local;
+
+import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.embedded.JavaCommand;
+import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.embedded.ZooKeeperServer;
+import io.evenkeel.launcher.EvenkeelHome;
+import io.evenkeel.launcher.JvmFlags;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.evenkeel.schemas.shard.StatsRequest;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Starts the components of a local Evenkeel in dependency order, each as its own supervised process with its log in
+ * {@code <data dir>/logs}, and stops them in reverse order. A component is registered the moment its process
+ * exists, so {@link #close} stops it even if it never became ready.
+ *
+ * <p>NOTE: start and close run on one thread (the command's); only {@link #onDeath} callbacks come from others.
+ */
+final class LocalStack implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+
+  private final EvenkeelHome home;
+  private final StackOptions options;
+  private final PrintStream out;
+  private final List<String> jvmFlags = JvmFlags.all();
+  /** In start order; stopped from the end. */
+  private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final StackLayout layout;
+  private volatile boolean stopping;
+  private Consumer<ChildProcess> onDeath = dead -> {};
+  private StackInfo info;
+
+  LocalStack(EvenkeelHome home, StackOptions options, PrintStream out) {
+    this.home = home;
+    this.options = options;
+    this.out = out;
+    this.layout = new StackLayout(options.shards(), options.ports().shardServers());
+  }
+
+  /** Called, once per component, when a component's process exits while the stack is not stopping. */
+  void onDeath(Consumer<ChildProcess> listener) {
+    this.onDeath = listener;
+  }
+
+  /** Starts every component and waits until each is ready, printing progress; throws naming the one that failed. */
+  StackInfo start() throws Exception {
+    Files.createDirectories(options.logs());
+    layout.claim(options.dataDir());
+    StackPorts ports = options.ports();
+
+    long t = step("zookeeper");
+    ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
+        log("zookeeper"), READY_TIMEOUT);
+    supervise(zookeeper.process());
+    ready("zookeeper", zookeeper.connectString(), t);
+
+    t = step("kafka");
+    KafkaBroker kafka = KafkaBroker.builder(options.dataDir().resolve("kafka"))
+        .ports(ports.kafka(), ports.kafkaController()).log(log("kafka")).readyTimeout(READY_TIMEOUT).start();
+    supervise(kafka.process());
+    kafka.ensureTopic(options.topic(), StackOptions.TOPIC_PARTITIONS);
+    ready("kafka", kafka.bootstrapServers() + ", topic " + options.topic(), t);
+
+    // Shard servers start together: each is a JVM start plus opening its shards, mostly waiting.
+    List<StackInfo.ShardServer> servers = new ArrayList<>();
+    List<ChildProcess> shardProcesses = new ArrayList<>();
+    t = step("shard servers");
+    for (int i = 0; i < ports.shardServers(); i++) {
+      String address = "127.0.0.1:" + ports.shardServer(i);
+      String shards = layout.firstShard(i) + "-" + layout.lastShard(i);
+      ChildProcess server = supervise(ChildProcess.start("shard-server-" + i, JavaCommand.jar(home.shardServerJar())
+          .heap("512m").jvmOptions(jvmFlags)
+          .args("--shards", shards, "--port", Integer.toString(ports.shardServer(i)),
+              "--data-dir", options.dataDir().resolve("shards").resolve("server-" + i).toString())
+          .toList(), log("shard-server-" + i)));
+      shardProcesses.add(server);
+      servers.add(new StackInfo.ShardServer(address, layout.firstShard(i), layout.lastShard(i)));
+      channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", ports.shardServer(i),
+          InsecureChannelCredentials.create()).build());
+    }
+    for (int i = 0; i < shardProcesses.size(); i++) {
+      ShardServiceGrpc.ShardServiceBlockingStub stub = ShardServiceGrpc.newBlockingStub(channels.get(i));
+      int first = layout.firstShard(i);
+      shardProcesses.get(i).awaitReady(READY_TIMEOUT, () -> {
+        stub.withDeadlineAfter(2, TimeUnit.SECONDS).stats(StatsRequest.newBuilder().setShard(first).build());
+        return true;
+      });
+      ready("shard-server-" + i, servers.get(i).address() + " (shards " + first + "-" + layout.lastShard(i) + ")", t);
+    }
+
+    t = step("ingest-job");
+    String placement = String.join(",", servers.stream()
+        .map(s -> s.address() + "=" + s.firstShard() + "-" + s.lastShard()).toList());
+    ChildProcess ingest = supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
+        .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
+        .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
+            "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
+            "--group-id", StackOptions.INGEST_GROUP,
+            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+            "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
+            "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
+        .toList(), log("ingest-job")));
+    String flinkUi = "http://127.0.0.1:" + ports.flinkUi();
+    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(flinkUi));
+    ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
+
+    t = step("query-service");
+    String queryService = "http://127.0.0.1:" + ports.queryService();
+    ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
+        .heap("512m").jvmOptions(jvmFlags)
+        .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
+            "--placement", placement, "--policy", options.policy(),
+            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
+        .toList(), log("query-service")));
+    query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
+    ready("query-service", queryService + "/sql", t);
+
+    if (options.replay()) {
+      t = step("replayer");
+      ChildProcess replayer = supervise(ChildProcess.start("replayer",
+          JavaCommand.mainClass("io.evenkeel.benchmarks.replay.SinglesDayReplayer")
+              .classpath(home.benchmarksJar().toString()).heap("256m").jvmOptions(jvmFlags)
+              .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
+                  "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
+                  "--theta", Double.toString(options.theta()))
+              .toList(), log("replayer")));
+      // It has nothing to wait for; a second alive means its arguments were accepted and it reached Kafka's client.
+      replayer.awaitReady(Duration.ofSeconds(30), () -> ready(replayer));
+      ready("replayer", String.format("%.0f changes/s (x%.1f surge), theta %.2f", options.rate(),
+          options.surgeFactor(), options.theta()), t);
+    }
+
+    info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
+        zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
+        queryService);
+    info.write(options.dataDir());
+    return info;
+  }
+
+  private static boolean ready(ChildProcess replayer) throws InterruptedException {
+    Thread.sleep(1_000);
+    return replayer.isAlive();
+  }
+
+  /** Whether the query service answers GET /health. */
+  private static boolean healthy(String queryService) throws IOException, InterruptedException {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create(queryService + "/health")).timeout(Duration.ofSeconds(2)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() == 200;
+  }
+
+  /** Whether the Flink REST API lists a job in state RUNNING. */
+  private static boolean jobRunning(String flinkUi) throws IOException, InterruptedException {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create(flinkUi + "/jobs/overview")).timeout(Duration.ofSeconds(2)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() == 200 && response.body().contains("\"state\":\"RUNNING\"");
+  }
+
+  private ChildProcess supervise(ChildProcess process) throws InterruptedException {
+    started.add(process);
+    process.onExit().thenAccept(code -> {
+      if (!stopping) {
+        onDeath.accept(process);
+      }
+    });
+    if (stopping) {
+      // close() ran while this component was starting: it missed it, so stop it here.
+      process.stop(Duration.ofSeconds(30));
+    }
+    return process;
+  }
+
+  private Path log(String component) {
+    return options.logs().resolve(component + ".log");
+  }
+
+  private long step(String component) {
+    out.printf("  %-15s starting%n", component);
+    out.flush();
+    return System.nanoTime();
+  }
+
+  private void ready(String component, String where, long since) {
+    out.printf("  %-15s ready     %s (%.1f s)%n", component, where, (System.nanoTime() - since) / 1e9);
+    out.flush();
+  }
+
+  List<ManagedChannel> shardChannels() {
+    return channels;
+  }
+
+  StackLayout layout() {
+    return layout;
+  }
+
+  /** The processes running now, in start order. */
+  List<ChildProcess> processes() {
+    synchronized (started) {
+      return List.copyOf(started);
+    }
+  }
+
+  /**
+   * Stops every component in reverse start order (SIGTERM, SIGKILL after 30 s), printing each; removes stack.json
+   * first so no command talks to a stack going away. Idempotent.
+   */
+  @Override
+  public void close() throws InterruptedException {
+    stopping = true;
+    try {
+      Files.deleteIfExists(options.dataDir().resolve(StackInfo.FILE));
+    } catch (IOException e) {
+      out.println("could not remove " + StackInfo.FILE + ": " + e.getMessage());
+    }
+    List<ChildProcess> toStop = processes();
+    for (int i = toStop.size() - 1; i >= 0; i--) {
+      ChildProcess process = toStop.get(i);
+      if (process.isAlive()) {
+        long t = System.nanoTime();
+        int code = process.stop(Duration.ofSeconds(30));
+        // 143 = 128 + SIGTERM: the JVM ran its shutdown hooks and exited as asked.
+        out.printf("  %-15s stopped (%.1f s%s)%n", process.name(), (System.nanoTime() - t) / 1e9,
+            code == 143 || code == 0 ? "" : ", exit code " + code);
+        out.flush();
+      }
+    }
+    channels.forEach(ManagedChannel::shutdownNow);
+  }
+}

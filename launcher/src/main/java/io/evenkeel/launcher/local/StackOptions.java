@@ -1,0 +1,24 @@
+package io.evenkeel.launcher.local;
+
+import java.nio.file.Path;
+
+/**
+ * What {@code evenkeel local} was asked for.
+ *
+ * @param rate the replayer's base rate (changes/s), or 0 for an empty system ({@code --no-replay})
+ */
+record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
+    double theta, String topic) {
+  static final String ZOOKEEPER_ROOT = "/evenkeel/local";
+  /** The ingest job's Kafka consumer group (its default), whose committed offsets give the backlog. */
+  static final String INGEST_GROUP = "evenkeel-ingest";
+  static final int TOPIC_PARTITIONS = 4;
+
+  boolean replay() {
+    return rate > 0;
+  }
+
+  Path logs() {
+    return dataDir.resolve("logs");
+  }
+}

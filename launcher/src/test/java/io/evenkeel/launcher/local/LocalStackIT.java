@@ -1,0 +1,290 @@
+package io.evenkeel.launcher.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.Hit;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/evenkeel local} as a user runs it: a process on ports chosen at run time, from the built jars. Until
+ * the query service is part of the stack, what arrived is read from the shard servers themselves (gRPC Search).
+ */
+class LocalStackIT {
+  private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+  private static final int SERVERS = 3;
+  private static final int SHARDS = 12;
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  @TempDir Path dir;
+  private Process stack;
+  private final List<String> output = new CopyOnWriteArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  @AfterEach
+  void cleanUp() throws InterruptedException {
+    channels.forEach(ManagedChannel::shutdownNow);
+    if (stack != null && stack.isAlive()) {
+      stack.descendants().forEach(ProcessHandle::destroyForcibly);
+      stack.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Starts an empty stack; loads 50,000 rows of 500 tenants (with three malformed lines skipped), then UPDATEs and
+   * DELETEs of some of them; after each load the shards hold exactly the rows the files say, each once. SIGINT then
+   * stops every component: no process the launcher started is left.
+   */
+  @Test
+  void loadedRowsArriveExactlyAndSigintLeavesNoProcessBehind() throws Exception {
+    int base = freeBasePort();
+    Path data = dir.resolve("data");
+    long started = System.nanoTime();
+    startStack("local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+        "--status-interval", "3s");
+    awaitOutput("Evenkeel is ready", 180);
+    System.out.printf("local stack ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
+    List<ProcessHandle> children = stack.descendants().toList();
+    assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job").hasSizeGreaterThanOrEqualTo(6);
+    for (int i = 0; i < SERVERS; i++) {
+      channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", base + 10 + i, InsecureChannelCredentials.create())
+          .maxInboundMessageSize(256 * 1024 * 1024).build());
+    }
+
+    Map<List<Long>, String> expected = new HashMap<>();
+    // A bad line stops a load by default, after sending the rows before it.
+    Path stops = dir.resolve("stops.jsonl");
+    Files.writeString(stops, row(99_999, 1, 0) + "\n" + row(99_999, 2, 0) + "\n{\"tenant_id\": 99999, \"row_id\": 3\n"
+        + row(99_999, 4, 0) + "\n");
+    Run stopped = evenkeel("load", stops.toString(), "--data-dir", data.toString());
+    assertThat(stopped.exitCode).as(stopped.output).isEqualTo(1);
+    assertThat(stopped.output).contains("stopped at line 3: bad JSON").contains("2 rows were sent before it");
+    expected.put(List.of(99_999L, 1L), summary(row(99_999, 1, 0)));
+    expected.put(List.of(99_999L, 2L), summary(row(99_999, 2, 0)));
+
+    Path rows = dir.resolve("rows.jsonl");
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(rows))) {
+      for (int i = 0; i < 50_000; i++) {
+        String line = row(1_000 + i % 500, i, 0);
+        out.println(line);
+        expected.put(List.of(1_000L + i % 500, (long) i), summary(line));
+        if (i % 20_000 == 7) {
+          out.println("{\"tenant_id\": 5, \"row_id\": \"not a number\", \"created_time\": 1}");
+        }
+      }
+    }
+    Run load = evenkeel("load", rows.toString(), "--data-dir", data.toString(), "--skip-bad", "--wait");
+    assertThat(load.exitCode).as(load.output).isEqualTo(0);
+    assertThat(load.output).contains("loaded 50,000 rows").contains("skipped 3 malformed lines")
+        .contains("row_id must be an integer; got string \"not a number\"");
+    assertThat(load.output).contains("all 50,000 loaded rows searchable");
+    load.output.lines().filter(l -> l.startsWith("loaded") || l.startsWith("all ")).forEach(System.out::println);
+    // --wait returned: the shards hold exactly the file's rows now, without waiting further.
+    assertThat(shardContents()).isEqualTo(expected);
+
+    Path changes = dir.resolve("changes.jsonl");
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(changes))) {
+      for (int i = 0; i < 50_000; i += 7) {
+        long tenant = 1_000 + i % 500;
+        if (i % 3 == 0) {
+          out.printf("{\"op\": \"DELETE\", \"tenant_id\": %d, \"row_id\": %d, \"created_time\": %d}%n", tenant, i,
+              1_700_000_000_000L + i);
+          expected.remove(List.of(tenant, (long) i));
+        } else {
+          String line = row(tenant, i, 1).replace("{", "{\"op\": \"UPDATE\", ");
+          out.println(line);
+          expected.put(List.of(tenant, (long) i), summary(line));
+        }
+      }
+    }
+    Run second = evenkeel("load", changes.toString(), "--data-dir", data.toString(), "--wait");
+    assertThat(second.exitCode).as(second.output).isEqualTo(0);
+    assertThat(shardContents()).isEqualTo(expected);
+
+    // The same through SQL: counts per tenant, and the rows of a few tenants.
+    Map<Long, Long> counts = new HashMap<>();
+    expected.keySet().forEach(key -> counts.merge(key.get(0), 1L, Long::sum));
+    Map<Long, Long> sqlCounts = new HashMap<>();
+    for (JsonNode row : sql(data, "SELECT tenant_id, COUNT(*) AS n FROM transaction_logs GROUP BY tenant_id")) {
+      sqlCounts.put(row.get(0).asLong(), row.get(1).asLong());
+    }
+    assertThat(sqlCounts).isEqualTo(counts);
+    for (long tenant : List.of(1_000L, 1_237L, 1_499L)) {
+      List<Long> sqlRows = new ArrayList<>();
+      for (JsonNode row : sql(data,
+          "SELECT row_id FROM transaction_logs WHERE tenant_id = " + tenant + " ORDER BY row_id")) {
+        sqlRows.add(row.get(0).asLong());
+      }
+      assertThat(sqlRows).as("rows of tenant %d", tenant).containsExactlyElementsOf(expected.keySet().stream()
+          .filter(key -> key.get(0) == tenant).map(key -> key.get(1)).sorted().toList());
+    }
+
+    long pid = stack.pid();
+    new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
+    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
+    assertThat(String.join("\n", output)).contains("zookeeper       stopped").contains("stopped");
+    for (ProcessHandle child : children) {
+      assertThat(child.isAlive()).as("process %d (%s) after SIGINT", child.pid(),
+          child.info().commandLine().orElse("?")).isFalse();
+    }
+    assertThat(Files.exists(data.resolve(StackInfo.FILE))).as("stack.json removed").isFalse();
+  }
+
+  /** The README's first command, stopping by itself: the replayer's rows reach the shards, and nothing is left. */
+  @Test
+  void theReplayedStackRunsForItsDurationAndStopsByItself() throws Exception {
+    int base = freeBasePort();
+    startStack("local", "--base-port", Integer.toString(base), "--data-dir", dir.resolve("data").toString(),
+        "--duration", "25s", "--replay-rate", "300", "--status-interval", "3s");
+    awaitOutput("Evenkeel is ready", 180);
+    List<ProcessHandle> children = stack.descendants().toList();
+    assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job, replayer").hasSizeGreaterThanOrEqualTo(7);
+    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
+    assertThat(stack.exitValue()).as(String.join("\n", output)).isEqualTo(0);
+    String all = String.join("\n", output);
+    assertThat(all).contains("--duration 25 s reached").contains("replayer        stopped");
+    long lastDocs = output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
+        l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
+    assertThat(lastDocs).as("documents in the last status line").isPositive();
+    for (ProcessHandle child : children) {
+      assertThat(child.isAlive()).as("process %d after --duration", child.pid()).isFalse();
+    }
+  }
+
+  private static String row(long tenant, long row, int revision) {
+    return String.format("{\"tenant_id\": %d, \"row_id\": %d, \"created_time\": %d, \"status\": %d, "
+            + "\"seller_nick\": \"seller-%d\", \"title\": \"item %d rev %d\", \"price\": \"%d.%02d\", \"quantity\": %d}",
+        tenant, row, 1_700_000_000_000L + row, (row + revision) % 5, tenant, row, revision, row % 1000, row % 100,
+        1 + revision + row % 7);
+  }
+
+  /** The columns a row's line sets, as the shards must return them. */
+  private static String summary(String line) {
+    String title = line.replaceAll(".*\"title\": \"([^\"]*)\".*", "$1");
+    String price = line.replaceAll(".*\"price\": \"([^\"]*)\".*", "$1");
+    String status = line.replaceAll(".*\"status\": (\\d+).*", "$1");
+    String quantity = line.replaceAll(".*\"quantity\": (\\d+).*", "$1");
+    return status + "|" + title + "|" + price + "|" + quantity;
+  }
+
+  private static String summary(TransactionLogChange row) {
+    return row.getStatus() + "|" + row.getTitle() + "|" + row.getPrice().toPlainString() + "|" + row.getQuantity();
+  }
+
+  /** Every row on the shards (read over gRPC), failing on a row found on two shards. */
+  private Map<List<Long>, String> shardContents() throws Exception {
+    Map<List<Long>, String> rows = new HashMap<>();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      SearchResponse response = ShardServiceGrpc.newBlockingStub(channels.get(shard / (SHARDS / SERVERS)))
+          .withDeadlineAfter(30, TimeUnit.SECONDS)
+          .search(SearchRequest.newBuilder().setShard(shard)
+              .setQuery(Query.newBuilder().setLimit(100_000).setIncludeRows(true).setTrackTotal(true)).build());
+      assertThat(response.getTotal()).isLessThan(100_000);
+      for (Hit hit : response.getHitsList()) {
+        String previous = rows.put(List.of(hit.getTenantId(), hit.getRowId()),
+            summary(CHANGES.decode(hit.getRow().toByteArray())));
+        assertThat(previous).as("row %d:%d on two shards", hit.getTenantId(), hit.getRowId()).isNull();
+      }
+    }
+    return rows;
+  }
+
+  private void startStack(String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
+    command.addAll(List.of(args));
+    stack = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(stack.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+          output.add(line);
+        }
+      } catch (IOException e) {
+        output.add("(reading the launcher's output failed: " + e + ")");
+      }
+    }, "stack-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  private void awaitOutput(String text, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (output.stream().noneMatch(l -> l.contains(text))) {
+      if (System.nanoTime() > deadline || !stack.isAlive()) {
+        throw new AssertionError("no '" + text + "' from the launcher" + (stack.isAlive() ? " within " + seconds
+            + " s" : " (it exited with " + stack.exitValue() + ")") + "; output:\n" + String.join("\n", output));
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** The rows of a query run through {@code evenkeel sql --json}. */
+  private JsonNode sql(Path data, String query) throws Exception {
+    Run run = evenkeel("sql", "--json", "--data-dir", data.toString(), query);
+    assertThat(run.exitCode).as(run.output).isEqualTo(0);
+    return new ObjectMapper().readTree(run.output).get("rows");
+  }
+
+  private record Run(int exitCode, String output) {}
+
+  private Run evenkeel(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
+    return new Run(process.exitValue(), text);
+  }
+
+  /** A base port whose stack ports (+0..+4, +10..+12) are all free now. */
+  private static int freeBasePort() throws IOException {
+    Random random = new Random();
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = 20_000 + random.nextInt(30_000);
+      if (free(base, 5) && free(base + 10, SERVERS)) {
+        return base;
+      }
+    }
+    throw new IOException("no free range of stack ports found");
+  }
+
+  private static boolean free(int from, int count) {
+    for (int port = from; port < from + count; port++) {
+      try (ServerSocket socket = new ServerSocket(port)) {
+        socket.setReuseAddress(true);
+      } catch (IOException taken) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
