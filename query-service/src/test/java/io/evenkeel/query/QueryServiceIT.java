@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,6 +140,19 @@ class QueryServiceIT {
 
     assertThat(client.get("/nowhere").status()).isEqualTo(404);
     assertThat(client.get("/sql").status()).isEqualTo(405);
+  }
+
+  @Test
+  void anAttributeKeyTheShardsDoNotIndexIsRefusedNotSilentlyEmpty() throws Exception {
+    SqlClient misconfigured = cluster.startService(OptimizerSettings.defaults().withHotAttributes(Set.of("size")),
+        Duration.ofSeconds(10));
+    SqlClient.Answer answer = misconfigured.sql("SELECT COUNT(*) FROM transaction_logs WHERE attr('size') = 'M'");
+    assertThat(answer.status()).isEqualTo(400);
+    assertThat(answer.body().get("error").asText()).contains("attribute key 'size' is not indexed on this shard "
+        + "server (hot attributes: [])");
+    assertThat(client.sql("SELECT COUNT(*) FROM transaction_logs WHERE attr('size') = 'M'").body()
+        .at("/rows/0/0").asLong()).isEqualTo(count(r -> r.getAttributes() != null
+            && r.getAttributes().matches("(.*;)?size:M(;.*)?")));
   }
 
   @Test

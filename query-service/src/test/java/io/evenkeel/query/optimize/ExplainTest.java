@@ -148,6 +148,26 @@ class ExplainTest {
   }
 
   @Test
+  void hotAttributeKeysUseTheirIndexFieldAndColdOnesAreScanned() {
+    try (QueryService hot = QueryService.builder()
+        .placement(ShardPlacement.fixed(8, "127.0.0.1:1=0-7"))
+        .routingPolicy(() -> RoutingPolicy.dynamic(RULES))
+        .optimizer(OptimizerSettings.defaults().withHotAttributes(java.util.Set.of("color")))
+        .build()) {
+      assertThat(explain(hot, "SELECT row_id FROM transaction_logs WHERE attr('color') = 'red' "
+          + "AND attr('size') = 'M'"))
+          .contains("""
+              access:
+                intersect
+                  service scan of candidate rows: attr('size') = 'M'
+                  index: attr('color') = 'red'
+              """);
+    }
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE attr('color') = 'red'"))
+        .contains("service scan of candidate rows: attr('color') = 'red'");
+  }
+
+  @Test
   void tenantInListGivesOneCompositeRangePerTenant() {
     assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE tenant_id IN (9, 7) "
         + "AND created_time BETWEEN 5 AND 10 AND MATCH(title) AGAINST('red wool')"))

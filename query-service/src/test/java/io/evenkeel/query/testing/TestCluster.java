@@ -38,16 +38,21 @@ public final class TestCluster implements AutoCloseable {
     this.policy = policy;
   }
 
-  /** Starts {@code serverCount} servers; server i hosts shards [i * N / count, (i + 1) * N / count). */
-  public static TestCluster start(Path dir, RoutingPolicy policy, int serverCount)
+  /**
+   * Starts {@code serverCount} servers; server i hosts shards [i * N / count, (i + 1) * N / count). {@code
+   * serverArgs} go to every server ({@code --hot-attributes color}).
+   */
+  public static TestCluster start(Path dir, RoutingPolicy policy, int serverCount, String... serverArgs)
       throws IOException, InterruptedException {
     TestCluster cluster = new TestCluster(policy.numShards(), policy);
     try {
       for (int i = 0; i < serverCount; i++) {
         int first = i * cluster.numShards / serverCount;
         int last = (i + 1) * cluster.numShards / serverCount - 1;
-        cluster.servers.add(ShardServerProcess.start(dir.resolve("server-" + i), "--shards", first + "-" + last,
-            "--durability", "interval", "--refresh-interval-ms", "200"));
+        List<String> args = new ArrayList<>(List.of("--shards", first + "-" + last, "--durability", "interval",
+            "--refresh-interval-ms", "200"));
+        args.addAll(List.of(serverArgs));
+        cluster.servers.add(ShardServerProcess.start(dir.resolve("server-" + i), args.toArray(String[]::new)));
         cluster.shardsOf.add(new int[] {first, last});
       }
     } catch (IOException | RuntimeException e) {

@@ -80,7 +80,7 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       Shard shard = shards.apply(request.getShard());
       IndexSearcher searcher = shard.index().searchers().acquire();
       try {
-        return ShardSearch.run(searcher, request.getQuery());
+        return ShardSearch.run(searcher, request.getQuery(), shard.settings().hotAttributes());
       } finally {
         shard.index().searchers().release(searcher);
       }

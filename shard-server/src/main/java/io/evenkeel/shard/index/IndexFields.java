@@ -12,6 +12,8 @@ public final class IndexFields {
   public static final String TOMBSTONE = "_tomb";
   /** The whole row, once, as Avro single-object bytes. */
   public static final String SOURCE = "_source";
+  /** Prefix of the keyword field of a hot attribute key: {@code attr.color} (frequency-based indexing). */
+  public static final String ATTRIBUTE_PREFIX = "attr.";
   /** Composite index over (tenant_id, created_time): one two-dimensional point. */
   public static final String TENANT_CREATED = "tenant_created";
 

@@ -5,6 +5,8 @@ import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.lucene.document.BinaryPoint;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -25,8 +27,17 @@ import org.apache.lucene.util.NumericUtils;
 public final class RowDocuments {
   private RowDocuments() {}
 
-  /** The document of a live row. */
+  /** The document of a live row, without attribute fields. */
   public static Document row(RowKey key, TransactionLogChange row, byte[] source, long seqNo) {
+    return row(key, row, source, seqNo, Set.of());
+  }
+
+  /**
+   * The document of a live row; each of {@code hotAttributes} the row has becomes a keyword field {@code attr.<key>}
+   * (term and sorted doc values), the first occurrence of the key in {@code attributes} winning.
+   */
+  public static Document row(RowKey key, TransactionLogChange row, byte[] source, long seqNo,
+      Set<String> hotAttributes) {
     Document doc = new Document();
     addIdentity(doc, key, row.getVersion(), seqNo);
     for (Column column : TransactionLogsTable.COLUMNS) {
@@ -47,14 +58,31 @@ public final class RowDocuments {
           doc.add(new SortedDocValuesField(name, new BytesRef(text)));
         }
         case TEXT -> doc.add(new TextField(name, value.toString(), Field.Store.NO));
-        case ATTRIBUTES -> {
-          // Kept in the stored row; hot keys get their own fields (frequency-based indexing).
-        }
+        case ATTRIBUTES -> addHotAttributes(doc, value.toString(), hotAttributes);
       }
     }
     doc.add(new BinaryPoint(IndexFields.TENANT_CREATED, tenantCreated(row.getTenantId(), row.getCreatedTime())));
     doc.add(new StoredField(IndexFields.SOURCE, source));
     return doc;
+  }
+
+  private static void addHotAttributes(Document doc, String attributes, Set<String> hotAttributes) {
+    if (hotAttributes.isEmpty()) {
+      return;
+    }
+    Set<String> seen = new HashSet<>();
+    for (String pair : attributes.split(";")) {
+      int colon = pair.indexOf(':');
+      if (colon <= 0) {
+        continue;
+      }
+      String name = pair.substring(0, colon);
+      if (hotAttributes.contains(name) && seen.add(name)) {
+        String text = pair.substring(colon + 1);
+        doc.add(new StringField(IndexFields.ATTRIBUTE_PREFIX + name, text, Field.Store.NO));
+        doc.add(new SortedDocValuesField(IndexFields.ATTRIBUTE_PREFIX + name, new BytesRef(text)));
+      }
+    }
   }
 
   /** The document that marks a deleted row, so that a stale insert cannot bring it back. */

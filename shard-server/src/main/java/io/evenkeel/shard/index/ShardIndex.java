@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.codecs.PostingsFormat;
 import org.apache.lucene.codecs.bloom.BloomFilteringPostingsFormat;
@@ -56,7 +57,15 @@ public final class ShardIndex implements Closeable {
   private final IdLookup writeLookup = new IdLookup();
   private final Map<String, String> lastCommit;
 
+  /** Attribute keys indexed as fields (frequency-based indexing). */
+  private final Set<String> hotAttributes;
+
   public ShardIndex(Path path, double ramBufferMb) throws IOException {
+    this(path, ramBufferMb, Set.of());
+  }
+
+  public ShardIndex(Path path, double ramBufferMb, Set<String> hotAttributes) throws IOException {
+    this.hotAttributes = Set.copyOf(hotAttributes);
     this.directory = FSDirectory.open(path);
     IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer())
         .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
@@ -109,7 +118,7 @@ public final class ShardIndex implements Closeable {
     } else {
       TransactionLogChange row = Changes.rowAfter(change, stored == null || stored.deleted() ? null : stored.row());
       byte[] source = ROWS.encode(row);
-      document = RowDocuments.row(key, row, source, seqNo);
+      document = RowDocuments.row(key, row, source, seqNo, hotAttributes);
       next = new StoredRow(row.getVersion(), false, row, source);
     }
     if (stored == null) {

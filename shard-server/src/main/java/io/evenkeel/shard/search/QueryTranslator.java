@@ -185,6 +185,9 @@ public final class QueryTranslator {
   }
 
   private static Query exists(String field) {
+    if (field.startsWith(IndexFields.ATTRIBUTE_PREFIX)) {
+      return new FieldExistsQuery(field);
+    }
     Column column = TransactionLogsTable.require(field);
     if (column.type() == ColumnType.ATTRIBUTES) {
       throw new IllegalArgumentException("IS [NOT] NULL on attributes is not indexed; test attr('key') instead");
@@ -241,8 +244,11 @@ public final class QueryTranslator {
         RowDocuments.tenantCreated(lowTenant, lowCreated), RowDocuments.tenantCreated(highTenant, highCreated));
   }
 
-  /** A column with an index or doc values to filter on. */
+  /** A column with an index or doc values to filter on; a hot attribute's field is a keyword. */
   private static Column indexed(String field) {
+    if (field.startsWith(IndexFields.ATTRIBUTE_PREFIX)) {
+      return new Column(field, ColumnType.KEYWORD, true);
+    }
     Column column = TransactionLogsTable.require(field);
     if (column.type() == ColumnType.TEXT) {
       throw new IllegalArgumentException(field + " is full text: filter it with a match, not =, IN, LIKE or a range");

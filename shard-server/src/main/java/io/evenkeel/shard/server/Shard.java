@@ -74,7 +74,7 @@ public final class Shard implements Closeable {
   public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler)
       throws IOException {
     Files.createDirectories(directory);
-    ShardIndex index = new ShardIndex(directory.resolve("index"), settings.ramBufferMb());
+    ShardIndex index = new ShardIndex(directory.resolve("index"), settings.ramBufferMb(), settings.hotAttributes());
     Map<String, String> commit = index.openedCommitData();
     long fromGeneration = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_TRANSLOG_GENERATION, "1"));
     long committedSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
@@ -219,6 +219,10 @@ public final class Shard implements Closeable {
   /** Makes every acknowledged write searchable now. */
   public void refresh() throws IOException {
     index.refresh();
+  }
+
+  public ShardSettings settings() {
+    return settings;
   }
 
   public ShardIndex index() {

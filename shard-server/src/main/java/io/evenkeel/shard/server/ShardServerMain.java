@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -57,6 +58,11 @@ public final class ShardServerMain implements Callable<Integer> {
   @Option(names = "--ram-buffer-mb", defaultValue = "64", description = "IndexWriter RAM buffer per shard.")
   double ramBufferMb;
 
+  @Option(names = "--hot-attributes", defaultValue = "", split = ",",
+      description = "Attribute keys indexed as fields (frequency-based indexing; the query service's GET /attributes "
+          + "lists the most used). Applies to rows indexed from then on.")
+  List<String> hotAttributes;
+
   public static void main(String[] args) {
     AvroTrust.install();
     CommandLine commandLine = new CommandLine(new ShardServerMain());
@@ -90,8 +96,10 @@ public final class ShardServerMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Set<String> hot = new TreeSet<>();
+    hotAttributes.stream().map(String::strip).filter(key -> !key.isEmpty()).forEach(hot::add);
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
-        commitIntervalMs, ramBufferMb);
+        commitIntervalMs, ramBufferMb, hot);
     ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -1,6 +1,7 @@
 package io.evenkeel.shard.server;
 
 import io.evenkeel.shard.translog.Durability;
+import java.util.Set;
 
 /**
  * How every shard of a server writes, refreshes and commits.
@@ -10,12 +11,27 @@ import io.evenkeel.shard.translog.Durability;
  * @param refreshIntervalMs how often new writes become searchable
  * @param commitIntervalMs how often a Lucene commit lets the translog be trimmed
  * @param ramBufferMb the IndexWriter's RAM buffer per shard
+ * @param hotAttributes attribute keys indexed as keyword fields {@code attr.<key>} (frequency-based indexing); the
+ *     other keys stay only in the stored row. The list applies to rows indexed after it is set: change it only on
+ *     new shards, or reindex
  */
-public record ShardSettings(
-    Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs, double ramBufferMb) {
+public record ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
+    double ramBufferMb, Set<String> hotAttributes) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
 
+  /** Settings without hot attribute keys. */
+  public ShardSettings(
+      Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs, double ramBufferMb) {
+    this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb, Set.of());
+  }
+
   public ShardSettings {
+    hotAttributes = Set.copyOf(hotAttributes);
+    for (String key : hotAttributes) {
+      if (key.isEmpty() || key.contains(";") || key.contains(":")) {
+        throw new IllegalArgumentException("a hot attribute key is non-empty and has no ';' or ':'; got: '" + key + "'");
+      }
+    }
     requirePositive("syncIntervalMs", syncIntervalMs);
     requirePositive("refreshIntervalMs", refreshIntervalMs);
     requirePositive("commitIntervalMs", commitIntervalMs);
