@@ -1,6 +1,7 @@
 package io.evenkeel.query.expr;
 
 import io.evenkeel.query.QueryException;
+import io.evenkeel.schemas.table.KeywordOrder;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
@@ -29,7 +30,7 @@ public final class SqlValues {
       return decimal(a).compareTo(decimal(b));
     }
     if (a instanceof String x && b instanceof String y) {
-      return compareCodePoints(x, y);
+      return KeywordOrder.compare(x, y);
     }
     if (a instanceof SqlDateTime x && b instanceof SqlDateTime y) {
       return x.compareTo(y);
@@ -38,21 +39,6 @@ public final class SqlValues {
         + ": strings compare only with strings, numbers with numbers");
   }
 
-  /** Binary-collation order: by Unicode code point (UTF-16 order differs above the BMP). */
-  public static int compareCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int x = a.codePointAt(i);
-      int y = b.codePointAt(j);
-      if (x != y) {
-        return Integer.compare(x, y);
-      }
-      i += Character.charCount(x);
-      j += Character.charCount(y);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
-  }
 
   /** SQL truth of a value: null for UNKNOWN; numbers are TRUE when not zero. */
   public static Boolean truth(Object value) {

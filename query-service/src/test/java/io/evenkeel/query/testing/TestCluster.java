@@ -9,6 +9,7 @@ import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.shard.testing.ShardServerProcess;
 import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.nio.file.Path;

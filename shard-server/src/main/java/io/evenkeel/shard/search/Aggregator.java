@@ -5,6 +5,7 @@ import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
+import io.evenkeel.schemas.table.KeywordOrder;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -108,30 +109,12 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     @SuppressWarnings({"unchecked", "rawtypes"})
     private int compare(Object a, Object b) {
       if (a instanceof String x && b instanceof String y) {
-        return compareCodePoints(x, y);
+        return KeywordOrder.compare(x, y);
       }
       return ((Comparable) a).compareTo(b);
     }
   }
 
-  /**
-   * Keywords order by code point, as the index sorts them (UTF-8 bytes); String.compareTo compares UTF-16 units and
-   * puts characters beyond the BMP ("x😀") before U+E000..U+FFFF ("x～").
-   */
-  static int compareCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int x = a.codePointAt(i);
-      int y = b.codePointAt(j);
-      if (x != y) {
-        return Integer.compare(x, y);
-      }
-      i += Character.charCount(x);
-      j += Character.charCount(y);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
-  }
 
   final class Collector extends SimpleCollector {
     private final Map<List<Object>, Accumulator> groups = new LinkedHashMap<>();

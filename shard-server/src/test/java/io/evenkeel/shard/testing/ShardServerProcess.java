@@ -79,6 +79,22 @@ public final class ShardServerProcess implements AutoCloseable {
     return ShardServiceGrpc.newBlockingStub(channel);
   }
 
+  /** SIGSTOP: the server keeps its connections but answers nothing, like a stalled machine, until {@link #resume}. */
+  public void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  public void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   /** kill -9: no shutdown hook, no closing commit. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
