@@ -36,6 +36,9 @@ public final class ShardClients implements AutoCloseable {
 
   public ShardClients(ShardPlacement placement) {
     this.placement = placement;
+    // Connect now: a channel connects lazily, and on a loaded machine the first query's deadline could pass while
+    // it is still connecting to every server.
+    placement.primaries().values().stream().distinct().forEach(address -> channel(address).getState(true));
   }
 
   /** The answers that came, by shard, and the shards that failed. */
