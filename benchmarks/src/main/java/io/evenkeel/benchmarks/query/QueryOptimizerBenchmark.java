@@ -1,6 +1,5 @@
 package io.evenkeel.benchmarks.query;
 
-import com.google.protobuf.ByteString;
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryResult;
 import io.evenkeel.query.QueryService;
@@ -10,32 +9,19 @@ import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
-import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
-import io.evenkeel.schemas.shard.WriteRequest;
-import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.server.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 /**
@@ -48,10 +34,8 @@ import java.util.stream.IntStream;
  * [--rows N] [--queries N] [--top N]}
  */
 public final class QueryOptimizerBenchmark {
-  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
   private static final int SHARDS = 8;
   private static final int TENANTS = 10_000;
-  private static final int BATCH = 5_000;
 
   public static void main(String[] args) throws Exception {
     AvroTrust.install();
@@ -62,16 +46,18 @@ public final class QueryOptimizerBenchmark {
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
     RoutingPolicy policy = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(Rule.grow(0, 4, topTenants))));
-    Set<Integer> shardIds = new TreeSet<>();
-    IntStream.range(0, SHARDS).forEach(shardIds::add);
-    try (ShardServer server = new ShardServer(work.resolve("server"), shardIds,
-        new ShardSettings(Durability.INTERVAL, 200, 1_000, 600_000, 256), new InetSocketAddress("127.0.0.1", 0))) {
-      int port = server.start();
+    try (LocalShards shards = new LocalShards(work.resolve("server"), SHARDS,
+        new ShardSettings(Durability.INTERVAL, 200, 1_000, 600_000, 256))) {
       long loadStarted = System.nanoTime();
-      long last = load(port, generator, rows, policy);
+      List<TransactionLogChange> rowList = new ArrayList<>(rows);
+      for (int i = 0; i < rows; i++) {
+        rowList.add(generator.next());
+      }
+      long last = rowList.get(rowList.size() - 1).getCreatedTime();
+      shards.load(rowList, policy);
       System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s%n", rows, SHARDS,
           (System.nanoTime() - loadStarted) / 1e9);
-      ShardPlacement placement = ShardPlacement.fixed(SHARDS, "127.0.0.1:" + port + "=0-" + (SHARDS - 1));
+      ShardPlacement placement = shards.placement();
       try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
            QueryService off = service(placement, policy, OptimizerRules.PLAIN)) {
         Random random = new Random(7);
@@ -160,44 +146,6 @@ public final class QueryOptimizerBenchmark {
     QueryResult result = service.execute(sql, List.of(), false);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
-  }
-
-  /** Writes the rows, routed by the policy, in batches per shard; returns the last row's creation time. */
-  private static long load(int port, RowGenerator generator, int rows, RoutingPolicy policy) throws Exception {
-    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
-        .maxInboundMessageSize(64 << 20).build();
-    try {
-      var stub = ShardServiceGrpc.newBlockingStub(channel);
-      Map<Integer, List<TransactionLogChange>> buffers = new HashMap<>();
-      long last = 0;
-      long sequence = 0;
-      for (int i = 0; i < rows; i++) {
-        TransactionLogChange row = generator.next();
-        last = row.getCreatedTime();
-        int shard = policy.shardFor(row);
-        List<TransactionLogChange> buffer = buffers.computeIfAbsent(shard, s -> new ArrayList<>());
-        buffer.add(row);
-        if (buffer.size() == BATCH) {
-          write(stub, shard, sequence++, buffer, false);
-          buffer.clear();
-        }
-      }
-      for (int shard = 0; shard < SHARDS; shard++) {
-        write(stub, shard, sequence++, buffers.getOrDefault(shard, List.of()), true);
-      }
-      return last;
-    } finally {
-      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    }
-  }
-
-  private static void write(ShardServiceGrpc.ShardServiceBlockingStub stub, int shard, long sequence,
-      List<TransactionLogChange> rows, boolean waitForRefresh) {
-    ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard).setSender("query-bench")
-        .setBatchSequence(sequence).setSentTime(System.currentTimeMillis()).setWaitForRefresh(waitForRefresh)
-        .setChanges(new ArrayList<>(rows)).build();
-    stub.withDeadlineAfter(5, TimeUnit.MINUTES).write(WriteRequest.newBuilder().setShard(shard)
-        .setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
   }
 
   private static void report(long tenant, String share, String plan, List<Double> times, List<Double> shard) {

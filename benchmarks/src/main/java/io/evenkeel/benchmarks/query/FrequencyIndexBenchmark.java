@@ -1,0 +1,141 @@
+package io.evenkeel.benchmarks.query;
+
+import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.query.QueryResult;
+import io.evenkeel.query.QueryService;
+import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.shard.server.ShardSettings;
+import io.evenkeel.shard.translog.Durability;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.IntStream;
+
+/**
+ * Frequency-based indexing on vs off: the same rows (about ten attributes each from ~1,500 Zipf-popular keys) in
+ * shards that index the 10 most frequent keys as fields and in shards that index none. Queries filter a tenant's
+ * rows on one of those keys ({@code COUNT(*)} and a top-20 page, alternately); with the index the shards answer them,
+ * without it the service scans the stored attributes of the tenant's rows. Reports mean and p99 latency and the
+ * index size of both, after a commit.
+ *
+ * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.FrequencyIndexBenchmark
+ * [--rows N] [--queries N]}
+ */
+public final class FrequencyIndexBenchmark {
+  private static final int SHARDS = 8;
+  private static final int HOT_KEYS = 10;
+
+  public static void main(String[] args) throws Exception {
+    AvroTrust.install();
+    int rowCount = intArg(args, "--rows", 300_000);
+    int queries = intArg(args, "--queries", 500);
+    RowGenerator generator = new RowGenerator(42, 10_000, 1.0);
+    List<TransactionLogChange> rows = new ArrayList<>(rowCount);
+    Map<String, Integer> keyCounts = new HashMap<>();
+    for (int i = 0; i < rowCount; i++) {
+      TransactionLogChange row = generator.next();
+      rows.add(row);
+      TableRow.parseAttributes(row.getAttributes()).keySet().forEach(key -> keyCounts.merge(key, 1, Integer::sum));
+    }
+    Set<String> hot = new LinkedHashSet<>();
+    keyCounts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .limit(HOT_KEYS).forEach(e -> hot.add(e.getKey()));
+    long[] tenants = IntStream.rangeClosed(1, 20).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
+    RoutingPolicy policy = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(Rule.grow(0, 4, tenants[0], tenants[1],
+        tenants[2]))));
+    Path work = Files.createTempDirectory("evenkeel-frequency-bench");
+    try (LocalShards indexed = new LocalShards(work.resolve("hot"), SHARDS, settings(hot));
+         LocalShards plain = new LocalShards(work.resolve("none"), SHARDS, settings(Set.of()))) {
+      indexed.load(rows, policy);
+      plain.load(rows, policy);
+      long indexedBytes = indexed.committedIndexBytes();
+      long plainBytes = plain.committedIndexBytes();
+      try (QueryService on = QueryService.builder().placement(indexed.placement()).routingPolicy(() -> policy)
+              .optimizer(OptimizerSettings.defaults().withHotAttributes(hot)).deadline(Duration.ofSeconds(60)).build();
+           QueryService off = QueryService.builder().placement(plain.placement()).routingPolicy(() -> policy)
+              .deadline(Duration.ofSeconds(60)).build()) {
+        Random random = new Random(7);
+        List<String> hotKeys = new ArrayList<>(hot);
+        for (int i = 0; i < 50; i++) { // warm-up
+          String sql = query(random, tenants, hotKeys, i);
+          on.execute(sql, List.of(), false);
+          off.execute(sql, List.of(), false);
+        }
+        List<Double> timesOn = new ArrayList<>();
+        List<Double> timesOff = new ArrayList<>();
+        for (int i = 0; i < queries; i++) {
+          String sql = query(random, tenants, hotKeys, i);
+          QueryResult a = timed(on, sql, timesOn);
+          QueryResult b = timed(off, sql, timesOff);
+          if (!a.rows().equals(b.rows())) {
+            throw new IllegalStateException("indexed and scanned answers differ for " + sql);
+          }
+        }
+        System.out.printf(Locale.ROOT, "%,d rows, %d shards, hot keys %s%n", rowCount, SHARDS, hot);
+        System.out.println("attribute index   mean ms   p99 ms   index MB");
+        System.out.printf(Locale.ROOT, "hot keys indexed %8.2f %8.2f %10.1f%n", mean(timesOn), p99(timesOn),
+            indexedBytes / 1e6);
+        System.out.printf(Locale.ROOT, "none (scan)      %8.2f %8.2f %10.1f%n", mean(timesOff), p99(timesOff),
+            plainBytes / 1e6);
+        System.out.printf(Locale.ROOT, "latency %.1f%% lower with the index; index %.1f%% larger%n",
+            100 * (1 - mean(timesOn) / mean(timesOff)), 100.0 * (indexedBytes - plainBytes) / plainBytes);
+      }
+    }
+  }
+
+  private static ShardSettings settings(Set<String> hot) {
+    return new ShardSettings(Durability.INTERVAL, 200, 1_000, 600_000, 256, hot);
+  }
+
+  /** A tenant among the top 20 and one of the hot keys: COUNT(*), or a page of rows, alternately. */
+  static String query(Random random, long[] tenants, List<String> hotKeys, int i) {
+    String filter = "tenant_id = " + tenants[random.nextInt(tenants.length)] + " AND attr('"
+        + hotKeys.get(random.nextInt(hotKeys.size())) + "') = '" + random.nextInt(50) + "'";
+    return i % 2 == 0 ? "SELECT COUNT(*) FROM transaction_logs WHERE " + filter
+        : "SELECT row_id, created_time FROM transaction_logs WHERE " + filter
+            + " ORDER BY created_time DESC, row_id LIMIT 20";
+  }
+
+  private static QueryResult timed(QueryService service, String sql, List<Double> times) {
+    long started = System.nanoTime();
+    QueryResult result = service.execute(sql, List.of(), false);
+    times.add((System.nanoTime() - started) / 1e6);
+    return result;
+  }
+
+  private static double mean(List<Double> times) {
+    return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+
+  private static double p99(List<Double> times) {
+    double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.99 * sorted.length) - 1)];
+  }
+
+  private static int intArg(String[] args, String name, int defaultValue) {
+    int i = Arrays.asList(args).indexOf(name);
+    if (i < 0) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(args[i + 1]);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " takes a number; got: " + (i + 1 < args.length ? args[i + 1] : ""));
+    }
+  }
+}
