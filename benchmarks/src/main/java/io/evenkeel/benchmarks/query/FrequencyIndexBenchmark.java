@@ -1,5 +1,9 @@
 package io.evenkeel.benchmarks.query;
 
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.intArg;
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.mean;
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
+
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryResult;
 import io.evenkeel.query.QueryService;
@@ -16,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -88,9 +91,9 @@ public final class FrequencyIndexBenchmark {
         }
         System.out.printf(Locale.ROOT, "%,d rows, %d shards, hot keys %s%n", rowCount, SHARDS, hot);
         System.out.println("attribute index   mean ms   p99 ms   index MB");
-        System.out.printf(Locale.ROOT, "hot keys indexed %8.2f %8.2f %10.1f%n", mean(timesOn), p99(timesOn),
+        System.out.printf(Locale.ROOT, "hot keys indexed %8.2f %8.2f %10.1f%n", mean(timesOn), percentile(timesOn, 0.99),
             indexedBytes / 1e6);
-        System.out.printf(Locale.ROOT, "none (scan)      %8.2f %8.2f %10.1f%n", mean(timesOff), p99(timesOff),
+        System.out.printf(Locale.ROOT, "none (scan)      %8.2f %8.2f %10.1f%n", mean(timesOff), percentile(timesOff, 0.99),
             plainBytes / 1e6);
         System.out.printf(Locale.ROOT, "latency %.1f%% lower with the index; index %.1f%% larger%n",
             100 * (1 - mean(timesOn) / mean(timesOff)), 100.0 * (indexedBytes - plainBytes) / plainBytes);
@@ -116,26 +119,5 @@ public final class FrequencyIndexBenchmark {
     QueryResult result = service.execute(sql, List.of(), false);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
-  }
-
-  private static double mean(List<Double> times) {
-    return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
-  }
-
-  private static double p99(List<Double> times) {
-    double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.99 * sorted.length) - 1)];
-  }
-
-  private static int intArg(String[] args, String name, int defaultValue) {
-    int i = Arrays.asList(args).indexOf(name);
-    if (i < 0) {
-      return defaultValue;
-    }
-    try {
-      return Integer.parseInt(args[i + 1]);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(name + " takes a number; got: " + (i + 1 < args.length ? args[i + 1] : ""));
-    }
   }
 }

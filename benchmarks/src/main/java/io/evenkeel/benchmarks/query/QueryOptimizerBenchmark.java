@@ -1,5 +1,9 @@
 package io.evenkeel.benchmarks.query;
 
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.intArg;
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.mean;
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
+
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryResult;
 import io.evenkeel.query.QueryService;
@@ -17,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -154,25 +157,8 @@ public final class QueryOptimizerBenchmark {
         share, plan, mean(times), percentile(sorted, 0.50), percentile(sorted, 0.99), mean(shard));
   }
 
-  private static double mean(List<Double> times) {
-    return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
-  }
 
-  private static double percentile(double[] sorted, double p) {
-    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
-  }
 
-  private static int intArg(String[] args, String name, int defaultValue) {
-    int i = Arrays.asList(args).indexOf(name);
-    if (i < 0) {
-      return defaultValue;
-    }
-    try {
-      return Integer.parseInt(args[i + 1]);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(name + " takes a number; got: " + (i + 1 < args.length ? args[i + 1] : ""));
-    }
-  }
 
   private static void deleteRecursively(Path path) throws java.io.IOException {
     if (!Files.exists(path)) {

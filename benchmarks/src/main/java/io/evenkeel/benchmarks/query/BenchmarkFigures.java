@@ -1,0 +1,34 @@
+package io.evenkeel.benchmarks.query;
+
+import java.util.Arrays;
+import java.util.List;
+
+/** Flags and latency figures shared by the query benchmarks. */
+final class BenchmarkFigures {
+  private BenchmarkFigures() {}
+
+  static int intArg(String[] args, String name, int defaultValue) {
+    int i = Arrays.asList(args).indexOf(name);
+    if (i < 0) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(args[i + 1]);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " takes a number; got: " + (i + 1 < args.length ? args[i + 1] : ""));
+    }
+  }
+
+  static double mean(List<Double> times) {
+    return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+
+  /** The p-quantile (nearest rank) of ascending {@code sorted}. */
+  static double percentile(double[] sorted, double p) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+  }
+
+  static double percentile(List<Double> times, double p) {
+    return percentile(times.stream().mapToDouble(Double::doubleValue).sorted().toArray(), p);
+  }
+}
