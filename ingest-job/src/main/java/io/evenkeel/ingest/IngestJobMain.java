@@ -1,6 +1,7 @@
 package io.evenkeel.ingest;
 
 import io.evenkeel.schemas.codec.AvroTrust;
+import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -29,7 +30,8 @@ public final class IngestJobMain implements Callable<Integer> {
   @Option(names = "--checkpoint-interval-ms", defaultValue = "5000")
   long checkpointIntervalMs;
 
-  @Option(names = "--checkpoint-dir", description = "Where checkpoints go (a file:// URI); default: Flink's.")
+  @Option(names = "--checkpoint-dir", description = "Where checkpoints go (a file:// URI); default: the cluster's"
+      + " setting, or a new temporary directory with --local.")
   String checkpointDir;
 
   @Option(names = "--local", description = "Run on a local Flink environment with the web UI.")
@@ -55,6 +57,11 @@ public final class IngestJobMain implements Callable<Integer> {
   public Integer call() throws Exception {
     settings.validate();
     Configuration configuration = new Configuration();
+    if (checkpointDir == null && local) {
+      // Without a directory Flink keeps checkpoints in the JobManager's memory, capped at 5 MB: at tens of thousands
+      // of changes per second the pending folds alone exceed it and every checkpoint fails.
+      checkpointDir = Files.createTempDirectory("evenkeel-checkpoints").toUri().toString();
+    }
     if (checkpointDir != null) {
       configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
     }

@@ -4,6 +4,7 @@ import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.ingest.IngestJob;
 import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.sink.RoutedChange;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
@@ -33,12 +34,19 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -46,17 +54,28 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * End-to-end ingest: Kafka → the Flink ingest job → 3 shard servers (12 shards, gRPC on loopback), for hashing, double
  * hashing (L = 8) and dynamic secondary hashing on the same Zipf(θ) stream, then raw Lucene on the same rows.
  *
- * <p>Each policy gets fresh servers. A producer writes the rows at {@code --rate} (rows created "now", so rules
- * committed during the run apply to later rows); throughput is rows / (first produced → all searchable). Write delay is
- * measured on every 1,000th row: from its creation to the moment a search on the shards finds it.
+ * <p>Each policy gets fresh servers and two phases on one running job. <b>Warm-up</b>: {@code --warmup-seconds} of rows
+ * produced at {@code --rate}, so that the monitor sees the skew and the dynamic policy commits its rules (rows are
+ * created as they are sent: a rule applies to rows created after its effective time); its write delay is the delay
+ * at that steady rate, sampled in its second half. <b>Measured</b>: {@code --rows} more rows, created and encoded
+ * before the phase (after the rules are in force) and then produced as fast as the producer can; throughput is rows
+ * / (first sent → all searchable), the pipeline's capacity. Write delay is measured on every 1,000th row, from its
+ * send to the moment a search on the shards finds it. For the measured phase the benchmark also prints the CPU
+ * seconds each part used (shard servers, Flink job, gRPC transport, producer, JIT, GC, the broker's process).
+ *
+ * <p>Raw Lucene indexes the measured rows with one thread into one index. The pseudo-policy {@code
+ * dynamic-without-shards} runs the dynamic job with a sink that only counts: Kafka and Flink's share on their own.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.ingest.IngestPipelineBenchmark
- * [--rows N] [--rate R] [--theta X]}. Everything shares this machine's cores: figures are for comparing the policies.
+ * [--rows N] [--warmup-seconds S] [--rate R] [--theta X] [--policies hashing,double:8,dynamic] [--job "job flags"]
+ * [--jvm-warmup true|false]}. A first, unreported run warms the JVM up. Everything shares
+ * this machine's cores: figures are for comparing the policies.
  */
 public final class IngestPipelineBenchmark {
   private static final SingleObjectCodec<TransactionLogChange> CHANGES = SingleObjectCodec.of(TransactionLogChange.class);
@@ -64,53 +83,106 @@ public final class IngestPipelineBenchmark {
   private static final int SERVERS = 3;
   private static final int TENANTS = 10_000;
 
+  /** The pseudo-policy that runs the dynamic job up to the shard sink and only counts what it would send. */
+  private static final String NO_SINK = "dynamic-without-shards";
+  private static final AtomicLong COUNTED = new AtomicLong();
+
   private IngestPipelineBenchmark() {}
 
-  record Result(String policy, int rows, double seconds, long[] delaysMs, int rules) {
+  /** Counts the changes the job would send (the job runs in this JVM): Kafka and Flink's share of the cost. */
+  private static final class CountingSink implements Sink<RoutedChange> {
+    @Override
+    public SinkWriter<RoutedChange> createWriter(WriterInitContext context) {
+      return new SinkWriter<>() {
+        @Override
+        public void write(RoutedChange change, Context context) {
+          COUNTED.incrementAndGet();
+        }
+
+        @Override
+        public void flush(boolean endOfInput) {}
+
+        @Override
+        public void close() {}
+      };
+    }
+  }
+
+  /** One policy's run: the measured phase's throughput and delays, and the warm-up's delays at the steady rate. */
+  record Result(String policy, int rows, double seconds, long[] delaysMs, long[] steadyDelaysMs, int rules,
+      Map<String, Double> cpuSeconds) {
     double rowsPerSecond() {
       return rows / seconds;
     }
+  }
 
-    long percentile(double p) {
-      return delaysMs.length == 0 ? -1 : delaysMs[(int) Math.min(delaysMs.length - 1, p * delaysMs.length)];
+  /** "p50 / p99 ms" of sorted delays, or n/a without samples (nothing searched without shards). */
+  static String delays(long[] sorted) {
+    if (sorted.length == 0) {
+      return "n/a";
     }
+    return String.format(Locale.ROOT, "%,d / %,d ms", sorted[sorted.length / 2],
+        sorted[(int) Math.min(sorted.length - 1, 0.99 * sorted.length)]);
   }
 
   public static void main(String[] args) throws Exception {
     AvroTrust.install();
-    int rows = 300_000;
-    int rate = 30_000;
+    int rows = 1_000_000;
+    int warmupSeconds = 12;
+    int rate = 10_000;
     double theta = 1.0;
+    List<String> policies = List.of("hashing", "double:8", "dynamic", NO_SINK);
+    String[] jobFlags = {};
+    boolean jvmWarmup = true;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--rows" -> rows = Integer.parseInt(args[i + 1]);
+        case "--warmup-seconds" -> warmupSeconds = Integer.parseInt(args[i + 1]);
         case "--rate" -> rate = Integer.parseInt(args[i + 1]);
         case "--theta" -> theta = Double.parseDouble(args[i + 1]);
+        case "--policies" -> policies = List.of(args[i + 1].split(","));
+        case "--job" -> jobFlags = args[i + 1].split(" ");
+        case "--jvm-warmup" -> jvmWarmup = Boolean.parseBoolean(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown flag " + args[i]);
       }
     }
+    int warmupRows = warmupSeconds * rate;
     Path work = Files.createTempDirectory("evenkeel-e2e-bench");
-    System.out.printf(Locale.ROOT, "End-to-end ingest of %,d rows (Zipf theta=%.1f over %,d tenants) produced at %,d rows/s;"
-        + " %d shard servers, %d shards; work dir %s%n", rows, theta, TENANTS, rate, SERVERS, SHARDS, work);
-    List<Result> results = new ArrayList<>();
-    for (String policy : List.of("hashing", "double:8", "dynamic")) {
-      results.add(run(work.resolve(policy.replace(':', '-')), policy, rows, rate, theta));
-      Result r = results.get(results.size() - 1);
-      System.out.printf(Locale.ROOT, "  %-9s %,8.0f rows/s  delay p50 %,6d ms  p99 %,6d ms  rules %d%n", r.policy(),
-          r.rowsPerSecond(), r.percentile(0.5), r.percentile(0.99), r.rules());
+    System.out.printf(Locale.ROOT, "End-to-end ingest, Zipf theta=%.1f over %,d tenants, %d shard servers, %d shards:"
+        + " warm-up %,d rows at %,d rows/s, then %,d rows as fast as produced; work dir %s%n", theta, TENANTS, SERVERS,
+        SHARDS, warmupRows, rate, rows, work);
+    if (jvmWarmup) {
+      // A cold JVM runs the first minute of this pipeline at about half speed (the JIT compiles Lucene, Flink, Avro
+      // and gRPC on the same two cores): one unreported run first, so that every policy and raw Lucene run warm.
+      Result r = run(work.resolve("jvm-warm-up"), "dynamic", warmupRows, rate, rows / 2, theta, jobFlags);
+      System.out.printf(Locale.ROOT, "  JVM warm-up run (dynamic, %,d rows, not reported): %,.0f rows/s%n", rows / 2,
+          r.rowsPerSecond());
     }
-    double raw = rawLucene(work.resolve("raw"), rows, theta);
-    System.out.printf(Locale.ROOT, "%nraw Lucene, 1 thread, same rows: %,.0f rows/s%n", raw);
-    System.out.println("| policy | rows/s | vs raw Lucene | delay p50 | delay p99 | rules |");
+    List<Result> results = new ArrayList<>();
+    for (String policy : policies) {
+      Result r = run(work.resolve(results.size() + "-" + policy.replace(':', '-')), policy, warmupRows, rate, rows, theta, jobFlags);
+      results.add(r);
+      System.out.printf(Locale.ROOT, "  %-9s %,8.0f rows/s  delay p50 / p99 %s (at %,d rows/s: %s)  rules %d%n",
+          r.policy(), r.rowsPerSecond(), delays(r.delaysMs()), rate, delays(r.steadyDelaysMs()), r.rules());
+      System.out.println("            " + CpuByPart.describe(r.cpuSeconds()));
+    }
+    double raw = rawLucene(work.resolve("raw"), warmupRows, rows, theta);
+    System.out.printf(Locale.ROOT, "%nraw Lucene, 1 thread, the measured rows: %,.0f rows/s%n%n", raw);
+    System.out.printf(Locale.ROOT, "| policy | rows/s | vs raw Lucene | delay p50 / p99 (saturated) | delay p50 / p99 at"
+        + " %,d rows/s | rules |%n", rate);
     System.out.println("|---|---|---|---|---|---|");
     for (Result r : results) {
-      System.out.printf(Locale.ROOT, "| %s | %,.0f | %.0f%% | %,d ms | %,d ms | %d |%n", r.policy(), r.rowsPerSecond(),
-          100 * r.rowsPerSecond() / raw, r.percentile(0.5), r.percentile(0.99), r.rules());
+      System.out.printf(Locale.ROOT, "| %s | %,.0f | %.0f%% | %s | %s | %d |%n", r.policy(), r.rowsPerSecond(),
+          100 * r.rowsPerSecond() / raw, delays(r.delaysMs()), delays(r.steadyDelaysMs()), r.rules());
     }
+    IOUtils.rm(work); // recursively
   }
 
-  private static double rawLucene(Path dir, int rows, double theta) throws Exception {
+  private static double rawLucene(Path dir, int skip, int rows, double theta) throws Exception {
     RowGenerator generator = new RowGenerator(42, TENANTS, theta);
+    for (int i = 0; i < skip; i++) {
+      generator.next();
+    }
     var config = new org.apache.lucene.index.IndexWriterConfig(new org.apache.lucene.analysis.standard.StandardAnalyzer())
         .setRAMBufferSizeMB(64);
     long started = System.nanoTime();
@@ -125,7 +197,8 @@ public final class IngestPipelineBenchmark {
     return rows / ((System.nanoTime() - started) / 1e9);
   }
 
-  private static Result run(Path dir, String policy, int rows, int rate, double theta) throws Exception {
+  private static Result run(Path dir, String policy, int warmupRows, int rate, int rows, double theta,
+      String[] jobFlags) throws Exception {
     Files.createDirectories(dir);
     try (TestingServer zookeeper = new TestingServer(true);
         KafkaBroker kafka = KafkaBroker.start(dir.resolve("kafka"))) {
@@ -134,59 +207,61 @@ public final class IngestPipelineBenchmark {
       StringBuilder placement = new StringBuilder();
       Map<Integer, ManagedChannel> channelOfShard = new HashMap<>();
       int perServer = SHARDS / SERVERS;
+      boolean noSink = policy.equals(NO_SINK);
       for (int s = 0; s < SERVERS; s++) {
         Set<Integer> shards = new TreeSet<>();
         for (int shard = s * perServer; shard < (s + 1) * perServer; shard++) {
           shards.add(shard);
         }
-        ShardServer server = new ShardServer(dir.resolve("shards-" + s), shards,
-            new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, 64), new InetSocketAddress("127.0.0.1", 0));
-        int port = server.start();
-        servers.add(server);
+        int port = 1; // never connected without the shard sink
+        if (!noSink) {
+          ShardServer server = new ShardServer(dir.resolve("shards-" + s), shards,
+              new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, 64), new InetSocketAddress("127.0.0.1", 0));
+          port = server.start();
+          servers.add(server);
+          ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port,
+              InsecureChannelCredentials.create()).maxInboundMessageSize(64 * 1024 * 1024).build();
+          shards.forEach(shard -> channelOfShard.put(shard, channel));
+        }
         placement.append(s == 0 ? "" : ",").append("127.0.0.1:").append(port).append('=')
             .append(s * perServer).append('-').append((s + 1) * perServer - 1);
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port,
-            InsecureChannelCredentials.create()).maxInboundMessageSize(64 * 1024 * 1024).build();
-        shards.forEach(shard -> channelOfShard.put(shard, channel));
       }
       IngestSettings settings = new IngestSettings();
+      // --job "--sink-linger-ms 100 ...": the job's own flags, as given to the ingest job's main
+      List<String> flags = new ArrayList<>(List.of(jobFlags));
+      flags.addAll(List.of("--placement", placement.toString()));
+      new picocli.CommandLine(settings).parseArgs(flags.toArray(String[]::new));
       settings.bootstrapServers = kafka.bootstrapServers();
       settings.topic = "changes";
       settings.startOffsets = "earliest";
       settings.zookeeper = zookeeper.getConnectString();
       settings.numShards = SHARDS;
-      settings.placement = placement.toString();
-      settings.policy = policy;
+      settings.policy = noSink ? "dynamic" : policy;
       settings.monitorWindowMs = 2_000;
       settings.effectiveDelayMs = 2_000;
       settings.maxClockSkewMs = 500;
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2);
+      Configuration configuration = new Configuration(); // checkpoints on disk, as the job's main and the local stack
+      configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, configuration);
       env.enableCheckpointing(5_000, CheckpointingMode.EXACTLY_ONCE);
-      IngestJob.build(env, settings);
+      if (noSink) {
+        COUNTED.set(0);
+        IngestJob.changesToSend(env, settings).sinkTo(new CountingSink()).name("count");
+      } else {
+        IngestJob.build(env, settings);
+      }
       JobClient job = env.executeAsync("e2e-" + policy);
 
-      Map<Long, long[]> samples = new ConcurrentHashMap<>(); // row id → {tenant, created}
+      RowGenerator generator = new RowGenerator(42, TENANTS, theta);
+      // The warm-up's first half includes the job's start: its delays are sampled in the second half only.
+      long[] steadyDelays = produceAndWait(kafka, channelOfShard, createdWhenSent(generator), warmupRows, rate,
+          warmupRows / 2, warmupRows, policy);
+      Supplier<Outgoing> measured = encodedAhead(generator, rows);
+      CpuByPart cpu = CpuByPart.start(kafka.process().pid());
       long started = System.currentTimeMillis();
-      Thread producer = new Thread(() -> produce(kafka.bootstrapServers(), rows, rate, theta, samples));
-      producer.start();
-      List<Long> delays = new ArrayList<>();
-      while (true) {
-        long now = System.currentTimeMillis();
-        findSamples(channelOfShard, samples, now, delays);
-        long docs = 0;
-        for (var entry : channelOfShard.entrySet()) {
-          docs += ShardServiceGrpc.newBlockingStub(entry.getValue()).withDeadlineAfter(10, TimeUnit.SECONDS)
-              .stats(StatsRequest.newBuilder().setShard(entry.getKey()).build()).getDocs();
-        }
-        if (docs >= rows && !producer.isAlive()) {
-          break;
-        }
-        if (now - started > TimeUnit.MINUTES.toMillis(10)) {
-          throw new IllegalStateException(policy + ": only " + docs + " of " + rows + " rows searchable after 10 min");
-        }
-        Thread.sleep(200);
-      }
+      long[] delays = produceAndWait(kafka, channelOfShard, measured, rows, 0, 0, warmupRows + rows, policy);
       double seconds = (System.currentTimeMillis() - started) / 1000.0;
+      Map<String, Double> cpuSeconds = cpu.secondsByPart();
       int rules;
       try (CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryOneTime(100))) {
         client.start();
@@ -200,13 +275,21 @@ public final class IngestPipelineBenchmark {
       for (ShardServer server : servers) {
         server.close();
       }
-      long[] sorted = delays.stream().mapToLong(Long::longValue).sorted().toArray();
-      return new Result(policy, rows, seconds, sorted, rules);
+      return new Result(policy, rows, seconds, delays, steadyDelays, rules, cpuSeconds);
     }
   }
 
+  private static long searchableDocs(Map<Integer, ManagedChannel> channelOfShard) {
+    long docs = 0;
+    for (var entry : channelOfShard.entrySet()) {
+      docs += ShardServiceGrpc.newBlockingStub(entry.getValue()).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .stats(StatsRequest.newBuilder().setShard(entry.getKey()).build()).getDocs();
+    }
+    return docs;
+  }
+
   /** Searches every shard for the pending sample rows; a found row's delay is now minus its creation time. */
-  private static void findSamples(Map<Integer, ManagedChannel> channels, Map<Long, long[]> samples, long now,
+  private static void findSamples(Map<Integer, ManagedChannel> channels, Map<Long, Long> samples, long now,
       List<Long> delays) {
     if (samples.isEmpty()) {
       return;
@@ -217,32 +300,85 @@ public final class IngestPipelineBenchmark {
     for (var entry : channels.entrySet()) {
       for (Hit hit : ShardServiceGrpc.newBlockingStub(entry.getValue()).withDeadlineAfter(10, TimeUnit.SECONDS)
           .search(SearchRequest.newBuilder().setShard(entry.getKey()).setQuery(query).build()).getHitsList()) {
-        long[] sample = samples.remove(hit.getRowId());
-        if (sample != null) {
-          delays.add(now - sample[1]);
+        Long sentAt = samples.remove(hit.getRowId());
+        if (sentAt != null) {
+          delays.add(now - sentAt);
         }
       }
     }
   }
 
-  private static void produce(String bootstrapServers, int rows, int rate, double theta, Map<Long, long[]> samples) {
+  /**
+   * Produces {@code count} rows (at {@code rate} rows/s, or as fast as possible with 0) and waits until the shards hold
+   * {@code expectedDocs} searchable rows; returns the sorted write delays of every 1,000th row from {@code sampleFrom}.
+   */
+  private static long[] produceAndWait(KafkaBroker kafka, Map<Integer, ManagedChannel> channelOfShard,
+      Supplier<Outgoing> rows, int count, int rate, int sampleFrom, long expectedDocs, String policy) throws Exception {
+    Map<Long, Long> samples = new ConcurrentHashMap<>(); // row id → sent at
+    long started = System.currentTimeMillis();
+    Thread producer = new Thread(() -> produce(kafka.bootstrapServers(), rows, count, rate, sampleFrom, samples),
+        "bench-producer");
+    producer.start();
+    List<Long> delays = new ArrayList<>();
+    while (true) {
+      long now = System.currentTimeMillis();
+      findSamples(channelOfShard, samples, now, delays);
+      long docs = channelOfShard.isEmpty() ? COUNTED.get() : searchableDocs(channelOfShard);
+      if (docs >= expectedDocs && !producer.isAlive()) {
+        findSamples(channelOfShard, samples, now, delays);
+        return delays.stream().mapToLong(Long::longValue).sorted().toArray();
+      }
+      if (now - started > TimeUnit.MINUTES.toMillis(10)) {
+        throw new IllegalStateException(policy + ": only " + docs + " of " + expectedDocs + " rows searchable after "
+            + "10 min");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** A row ready to send: its id (for delay samples) and its encoded change. */
+  private record Outgoing(long rowId, byte[] bytes) {}
+
+  /** The next row, created now: rows of the steady phase are created as they are sent. */
+  private static Supplier<Outgoing> createdWhenSent(RowGenerator generator) {
+    return () -> {
+      long now = System.currentTimeMillis();
+      TransactionLogChange row = TransactionLogChange.newBuilder(generator.next())
+          .setCreatedTime(now).setModifiedTime(now).build();
+      return new Outgoing(row.getRowId(), CHANGES.encode(row));
+    };
+  }
+
+  /**
+   * {@code count} rows created and encoded now, before they are sent: generating and encoding rows is the client's
+   * work, kept out of the measured phase.
+   */
+  private static Supplier<Outgoing> encodedAhead(RowGenerator generator, int count) {
+    Supplier<Outgoing> create = createdWhenSent(generator);
+    List<Outgoing> rows = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      rows.add(create.get());
+    }
+    return rows.iterator()::next;
+  }
+
+  private static void produce(String bootstrapServers, Supplier<Outgoing> rows, int count, int rate, int sampleFrom,
+      Map<Long, Long> samples) {
     Properties properties = new Properties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-producer");
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    RowGenerator generator = new RowGenerator(42, TENANTS, theta);
     long started = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < rows; i++) {
-        long now = System.currentTimeMillis();
-        TransactionLogChange row = TransactionLogChange.newBuilder(generator.next())
-            .setCreatedTime(now).setModifiedTime(now).build();
-        if (i % 1_000 == 0) {
-          samples.put(row.getRowId(), new long[] {row.getTenantId(), now});
+      for (int i = 0; i < count; i++) {
+        Outgoing row = rows.get();
+        if (i >= sampleFrom && i % 1_000 == 0) {
+          samples.put(row.rowId(), System.currentTimeMillis());
         }
-        producer.send(new ProducerRecord<>("changes", CHANGES.encode(row)));
-        if (i % 1_000 == 0) {
+        producer.send(new ProducerRecord<>("changes", row.bytes()));
+        if (rate > 0 && i % 1_000 == 0) {
           long ahead = (long) i * 1_000 / rate - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
           if (ahead > 0) {
             try {
@@ -254,7 +390,8 @@ public final class IngestPipelineBenchmark {
           }
         }
       }
+    } finally {
+      CpuByPart.threadEnding();
     }
   }
-
 }

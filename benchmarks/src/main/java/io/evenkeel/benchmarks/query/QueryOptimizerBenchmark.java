@@ -26,6 +26,8 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * The optimizer on vs off (every predicate on its single-column index) on the same loaded shards: Zipf(1) tenants,
@@ -37,7 +39,6 @@ import java.util.stream.IntStream;
  * [--rows N] [--queries N] [--top N]}
  */
 public final class QueryOptimizerBenchmark {
-  private static final int SHARDS = 8;
   private static final int TENANTS = 10_000;
 
   public static void main(String[] args) throws Exception {
@@ -45,20 +46,21 @@ public final class QueryOptimizerBenchmark {
     int rows = intArg(args, "--rows", 1_000_000);
     int queries = intArg(args, "--queries", 1_000);
     int top = intArg(args, "--top", 3);
+    int numShards = intArg(args, "--shards", 8);
+    if (java.util.Arrays.asList(args).contains("--no-query-cache")) {
+      org.apache.lucene.search.IndexSearcher.setDefaultQueryCache(null);
+    }
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
-    RoutingPolicy policy = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(Rule.grow(0, 4, topTenants))));
-    try (LocalShards shards = new LocalShards(work.resolve("server"), SHARDS,
+    RoutingPolicy policy = RoutingPolicy.dynamic(RuleList.of(numShards, List.of(Rule.grow(0, 4, topTenants))));
+    try (LocalShards shards = new LocalShards(work.resolve("server"), numShards,
         new ShardSettings(Durability.INTERVAL, 200, 1_000, 600_000, 256))) {
       long loadStarted = System.nanoTime();
-      List<TransactionLogChange> rowList = new ArrayList<>(rows);
-      for (int i = 0; i < rows; i++) {
-        rowList.add(generator.next());
-      }
-      long last = rowList.get(rowList.size() - 1).getCreatedTime();
-      shards.load(rowList, policy);
-      System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s%n", rows, SHARDS,
+      Iterable<TransactionLogChange> generated = () -> Stream.generate(generator::next).limit(rows).iterator();
+      shards.load(generated, policy);
+      long last = RowGenerator.createdTime(rows - 1);
+      System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s%n", rows, numShards,
           (System.nanoTime() - loadStarted) / 1e9);
       ShardPlacement placement = shards.placement();
       try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
@@ -104,7 +106,7 @@ public final class QueryOptimizerBenchmark {
             mean(allOff) / mean(allOn), mean(allShardOff) / mean(allShardOn));
       }
     } finally {
-      deleteRecursively(work);
+      IOUtils.rm(work); // recursively
     }
   }
 
@@ -155,19 +157,5 @@ public final class QueryOptimizerBenchmark {
     double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     System.out.printf(Locale.ROOT, "%-7s %-6s %-9s %8.2f %8.2f %8.2f %8.2f%n", tenant < 0 ? "all" : Long.toString(tenant),
         share, plan, mean(times), percentile(sorted, 0.50), percentile(sorted, 0.99), mean(shard));
-  }
-
-
-
-
-  private static void deleteRecursively(Path path) throws java.io.IOException {
-    if (!Files.exists(path)) {
-      return;
-    }
-    try (var paths = Files.walk(path)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -44,6 +44,7 @@ import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * Indexes the same rows (a) with raw Lucene in this process, one thread, the physical limit of the machine, and (b)
@@ -51,7 +52,8 @@ import org.apache.lucene.store.FSDirectory;
  * measures tenant + time-range searches on the loaded shard.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.shard.ShardIngestBenchmark
- * [--rows N] [--batch N] [--in-flight N] [--queries N]}
+ * [--rows N] [--batch N] [--in-flight N] [--queries N] [--warmup-rows N]}. Both paths first run once on {@code
+ * --warmup-rows} rows, unreported, so that both are measured in a warm JVM.
  */
 public final class ShardIngestBenchmark {
   private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
@@ -68,18 +70,36 @@ public final class ShardIngestBenchmark {
     int batchSize = 1_000;
     int inFlight = 4;
     int queries = 2_000;
+    int warmupRows = 200_000;
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--rows" -> rows = Integer.parseInt(args[i + 1]);
         case "--batch" -> batchSize = Integer.parseInt(args[i + 1]);
         case "--in-flight" -> inFlight = Integer.parseInt(args[i + 1]);
         case "--queries" -> queries = Integer.parseInt(args[i + 1]);
+        case "--warmup-rows" -> warmupRows = Integer.parseInt(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown flag " + args[i]);
       }
     }
     Path work = Files.createTempDirectory("evenkeel-ingest-bench");
     System.out.printf(Locale.ROOT, "Indexing %,d rows (Zipf tenants over %,d, ~15 columns, 10 attributes each); work dir %s%n",
         rows, TENANTS, work);
+    if (warmupRows > 0) {
+      // Both paths once, unreported: otherwise (a) runs in a cold JVM (the JIT compiling Lucene as it goes) and (b),
+      // running second, looks better than it is.
+      rawLucene(work.resolve("warm-up-raw"), warmupRows);
+      ShardServer warmUp = new ShardServer(work.resolve("warm-up-server"), Set.of(0),
+          new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
+      ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", warmUp.start(),
+          InsecureChannelCredentials.create()).maxInboundMessageSize(64 * 1024 * 1024).build();
+      try {
+        grpcWrites(channel, warmupRows, batchSize, inFlight);
+      } finally {
+        channel.shutdownNow();
+        warmUp.close();
+      }
+      System.out.printf(Locale.ROOT, "JVM warm-up: both paths with %,d rows, not reported%n", warmupRows);
+    }
     long cpu = cpuNanos();
     double raw = rawLucene(work.resolve("raw"), rows);
     double rawPerCpu = rows / ((cpuNanos() - cpu) / 1e9);
@@ -103,6 +123,7 @@ public final class ShardIngestBenchmark {
     } finally {
       channel.shutdownNow();
       server.close();
+      IOUtils.rm(work); // recursively
     }
   }
 

@@ -32,7 +32,7 @@ public final class RowGenerator {
   public TransactionLogChange next() {
     long row = next++;
     long tenant = tenants.next();
-    long created = START + row / 10;
+    long created = createdTime(row);
     StringBuilder title = new StringBuilder();
     int words = 3 + random.nextInt(4);
     for (int i = 0; i < words; i++) {
@@ -59,6 +59,11 @@ public final class RowGenerator {
         .setGroupId((long) random.nextInt(1_000))
         .setAttributes(attributes.toString())
         .build();
+  }
+
+  /** The creation time of row {@code row}. */
+  public static long createdTime(long row) {
+    return START + row / 10;
   }
 
   public static long startTime() {
