@@ -71,6 +71,21 @@ final class LocalShards implements AutoCloseable {
     }
   }
 
+  /** Merges every shard down to at most {@code maxSegments} segments. */
+  void forceMerge(int maxSegments) throws IOException {
+    for (int shard = 0; shard < numShards; shard++) {
+      server.shard(shard).index().forceMerge(maxSegments);
+    }
+  }
+
+  List<Integer> segmentCounts() throws IOException {
+    List<Integer> counts = new ArrayList<>();
+    for (int shard = 0; shard < numShards; shard++) {
+      counts.add(server.shard(shard).index().segmentCount());
+    }
+    return counts;
+  }
+
   /** Commits every shard and returns the index bytes on disk, summed over the shards. */
   long committedIndexBytes() throws IOException {
     long bytes = 0;

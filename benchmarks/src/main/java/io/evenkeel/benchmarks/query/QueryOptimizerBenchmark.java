@@ -36,7 +36,7 @@ import org.apache.lucene.util.IOUtils;
  * query runs with both plans back to back and must give the same rows.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.QueryOptimizerBenchmark
- * [--rows N] [--queries N] [--top N]}
+ * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS]}
  */
 public final class QueryOptimizerBenchmark {
   private static final int TENANTS = 10_000;
@@ -47,9 +47,7 @@ public final class QueryOptimizerBenchmark {
     int queries = intArg(args, "--queries", 1_000);
     int top = intArg(args, "--top", 3);
     int numShards = intArg(args, "--shards", 8);
-    if (java.util.Arrays.asList(args).contains("--no-query-cache")) {
-      org.apache.lucene.search.IndexSearcher.setDefaultQueryCache(null);
-    }
+    int forceMerge = intArg(args, "--force-merge", 0);
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
@@ -60,8 +58,14 @@ public final class QueryOptimizerBenchmark {
       Iterable<TransactionLogChange> generated = () -> Stream.generate(generator::next).limit(rows).iterator();
       shards.load(generated, policy);
       long last = RowGenerator.createdTime(rows - 1);
-      System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s%n", rows, numShards,
-          (System.nanoTime() - loadStarted) / 1e9);
+      System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s; segments per shard %s%n", rows,
+          numShards, (System.nanoTime() - loadStarted) / 1e9, shards.segmentCounts());
+      if (forceMerge > 0) {
+        long merging = System.nanoTime();
+        shards.forceMerge(forceMerge);
+        System.out.printf(Locale.ROOT, "force-merged in %.1f s; segments per shard %s%n",
+            (System.nanoTime() - merging) / 1e9, shards.segmentCounts());
+      }
       ShardPlacement placement = shards.placement();
       try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
            QueryService off = service(placement, policy, OptimizerRules.PLAIN)) {

@@ -9,6 +9,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
@@ -146,18 +148,39 @@ public final class ShardIndex implements Closeable {
     }
   }
 
+  /**
+   * The newest row or tombstone of each key (null where the shard has none), in order, real time as {@link
+   * #lookup(RowKey)}; one searcher and one stored-fields reader per segment serve them all.
+   */
+  public List<StoredRow> lookupAll(List<RowKey> keys) throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      IdLookup ids = new IdLookup();
+      List<StoredRow> rows = new ArrayList<>(keys.size());
+      for (RowKey key : keys) {
+        StoredRow live = versions.get(key);
+        rows.add(live != null ? live : ids.find(searcher, key));
+      }
+      return rows;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
   /** The newest row or tombstone for {@code key} that {@code searcher} sees. */
   public static StoredRow lookup(IndexSearcher searcher, RowKey key) throws IOException {
     return new IdLookup().find(searcher, key);
   }
 
   /**
-   * Finds ids in one searcher's segments, keeping a terms enum per segment between calls on the same searcher (a miss,
-   * the common case for inserts, then costs one seek per segment and no allocation). Not thread-safe.
+   * Finds ids in one searcher's segments, keeping a terms enum and a stored-fields reader per segment between calls on
+   * the same searcher (a miss, the common case for inserts, then costs one seek per segment and no allocation; a hit
+   * reuses the segment's reader instead of opening one per row). Not thread-safe.
    */
   private static final class IdLookup {
     private IndexSearcher searcher;
     private TermsEnum[] termsEnums;
+    private StoredFields[] storedFields;
 
     StoredRow find(SearcherManager manager, RowKey key) throws IOException {
       IndexSearcher current = manager.acquire();
@@ -173,6 +196,7 @@ public final class ShardIndex implements Closeable {
       if (current != searcher) {
         searcher = current;
         termsEnums = new TermsEnum[leaves.size()];
+        storedFields = new StoredFields[leaves.size()];
         for (int i = 0; i < leaves.size(); i++) {
           Terms terms = leaves.get(i).reader().terms(IndexFields.ID);
           termsEnums[i] = terms == null ? null : terms.iterator();
@@ -190,7 +214,10 @@ public final class ShardIndex implements Closeable {
         PostingsEnum postings = termsEnum.postings(null, PostingsEnum.NONE);
         for (int doc = postings.nextDoc(); doc != PostingsEnum.NO_MORE_DOCS; doc = postings.nextDoc()) {
           if (liveDocs == null || liveDocs.get(doc)) {
-            return read(leaf, doc);
+            if (storedFields[i] == null) {
+              storedFields[i] = leaf.reader().storedFields();
+            }
+            return read(leaf, storedFields[i], doc);
           }
         }
       }
@@ -198,13 +225,13 @@ public final class ShardIndex implements Closeable {
     }
   }
 
-  private static StoredRow read(LeafReaderContext leaf, int doc) throws IOException {
+  private static StoredRow read(LeafReaderContext leaf, StoredFields storedFields, int doc) throws IOException {
     NumericDocValues versionValues = leaf.reader().getNumericDocValues(IndexFields.VERSION);
     if (versionValues == null || !versionValues.advanceExact(doc)) {
       throw new IllegalStateException("document " + doc + " of " + leaf + " has no " + IndexFields.VERSION);
     }
     long version = versionValues.longValue();
-    BytesRef source = leaf.reader().storedFields().document(doc).getBinaryValue(IndexFields.SOURCE);
+    BytesRef source = storedFields.document(doc).getBinaryValue(IndexFields.SOURCE);
     if (source == null) {
       return StoredRow.tombstone(version);
     }
@@ -224,6 +251,25 @@ public final class ShardIndex implements Closeable {
   /** Refreshes if no other refresh is running; returns at once otherwise. */
   public void maybeRefresh() throws IOException {
     searchers.maybeRefresh();
+  }
+
+  /**
+   * Merges the index down to at most {@code maxSegments} segments and makes the result searchable: for a shard that
+   * no longer takes writes (per-segment costs of a query fall with the segment count).
+   */
+  public void forceMerge(int maxSegments) throws IOException {
+    writer.forceMerge(maxSegments);
+    refresh();
+  }
+
+  /** How many segments the current searcher reads. */
+  public int segmentCount() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return searcher.getIndexReader().leaves().size();
+    } finally {
+      searchers.release(searcher);
+    }
   }
 
   public SearcherManager searchers() {

@@ -235,8 +235,7 @@ public final class Shard implements Closeable {
    */
   public List<byte[]> fetch(List<RowKey> keys) throws IOException {
     List<byte[]> rows = new ArrayList<>(keys.size());
-    for (RowKey key : keys) {
-      StoredRow row = index.lookup(key);
+    for (StoredRow row : index.lookupAll(keys)) {
       if (row != null && !row.deleted()) {
         rows.add(row.source());
       }

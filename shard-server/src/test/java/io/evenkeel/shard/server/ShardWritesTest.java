@@ -73,6 +73,25 @@ class ShardWritesTest {
   }
 
   @Test
+  void aForceMergedShardKeepsItsRowsAndVersions() throws IOException {
+    for (int version = 1; version <= 4; version++) {
+      List<TransactionLogChange> changes = new java.util.ArrayList<>();
+      changes.add(insert(7, 1, version).setTitle("v" + version).build());
+      for (int row = 0; row < 2_000; row++) {
+        changes.add(insert(8, version * 10_000 + row, 1).build());
+      }
+      write(changes.toArray(TransactionLogChange[]::new));
+      shard.refresh();
+    }
+    assertThat(shard.index().segmentCount()).isGreaterThan(1);
+    shard.index().forceMerge(1);
+    assertThat(shard.index().segmentCount()).isEqualTo(1);
+    assertThat(stored().getTitle()).isEqualTo("v4");
+    assertThat(shard.fetch(List.of(new RowKey(8, 10_000), new RowKey(8, 41_999)))).hasSize(2);
+    assertThat(write(insert(7, 1, 3).setTitle("stale").build()).ignored()).isEqualTo(1);
+  }
+
+  @Test
   void aDeleteFollowedByAStaleInsertDoesNotBringTheRowBack() throws IOException {
     write(insert(7, 1, 1).setTitle("first").build());
     write(insert(7, 1, 2).setOp(ChangeOp.DELETE).build());
