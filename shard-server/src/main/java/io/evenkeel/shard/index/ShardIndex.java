@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.codecs.PostingsFormat;
 import org.apache.lucene.codecs.bloom.BloomFilteringPostingsFormat;
@@ -48,6 +49,8 @@ import org.apache.lucene.util.BytesRef;
 public final class ShardIndex implements Closeable {
   public static final String COMMIT_TRANSLOG_GENERATION = "translog_generation";
   public static final String COMMIT_MAX_SEQ_NO = "max_seq_no";
+  /** The hot attribute keys the committed rows were indexed with, sorted and comma-separated. */
+  public static final String COMMIT_HOT_ATTRIBUTES = "hot_attributes";
 
   private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
 
@@ -78,6 +81,15 @@ public final class ShardIndex implements Closeable {
     this.lastCommit = DirectoryReader.indexExists(directory)
         ? Map.copyOf(SegmentInfos.readLatestCommit(directory).getUserData())
         : Map.of();
+    String committedHot = lastCommit.get(COMMIT_HOT_ATTRIBUTES);
+    if (committedHot != null && !committedHot.equals(hotAttributesKey())) {
+      // Rows indexed under another list would answer filters on the keys that changed wrongly, without an error.
+      directory.close();
+      throw new IllegalStateException("the shard index at " + path + " was indexed with hot attributes ["
+          + committedHot + "] but this server is configured with [" + hotAttributesKey() + "]: start it "
+          + (committedHot.isEmpty() ? "without --hot-attributes" : "with --hot-attributes " + committedHot)
+          + ", or load the rows into new shards");
+    }
     this.writer = new IndexWriter(directory, config);
     this.searchers = new SearcherManager(writer, true, false, null);
     searchers.addListener(versions);
@@ -95,6 +107,10 @@ public final class ShardIndex implements Closeable {
     public PostingsFormat getPostingsFormatForField(String field) {
       return IndexFields.ID.equals(field) ? ids : super.getPostingsFormatForField(field);
     }
+  }
+
+  private String hotAttributesKey() {
+    return String.join(",", new TreeSet<>(hotAttributes));
   }
 
   /** The user data of the commit this index opened from (empty for a new index). */
@@ -276,9 +292,14 @@ public final class ShardIndex implements Closeable {
     return searchers;
   }
 
-  /** Commits every applied change with {@code data} (the translog position) as the commit's user data. */
+  /**
+   * Commits every applied change with {@code data} (the translog position) and the hot attribute list as the
+   * commit's user data.
+   */
   public void commit(Map<String, String> data) throws IOException {
-    writer.setLiveCommitData(new HashMap<>(data).entrySet());
+    Map<String, String> withHotAttributes = new HashMap<>(data);
+    withHotAttributes.put(COMMIT_HOT_ATTRIBUTES, hotAttributesKey());
+    writer.setLiveCommitData(withHotAttributes.entrySet());
     writer.commit();
   }
 

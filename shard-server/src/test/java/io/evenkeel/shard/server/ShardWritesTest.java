@@ -92,6 +92,27 @@ class ShardWritesTest {
   }
 
   @Test
+  void aShardIndexedWithOtherHotAttributesRefusesToOpen() throws IOException {
+    Path hot = dir.resolve("hot");
+    ShardSettings colorHot = new ShardSettings(Durability.REQUEST, 200, 60_000, 600_000, 16, java.util.Set.of("color"));
+    Shard withColor = Shard.open(1, hot, colorHot, scheduler);
+    ShardWriteBatch batch = batch(1, 1, List.of(insert(7, 1, 1).setAttributes("color:red").build()), false);
+    withColor.write(batch, BATCHES.encode(batch));
+    withColor.commit();
+    withColor.close();
+    ShardSettings sizeHot = new ShardSettings(Durability.REQUEST, 200, 60_000, 600_000, 16, java.util.Set.of("size"));
+    assertThatThrownBy(() -> Shard.open(1, hot, sizeHot, scheduler))
+        .hasMessageContaining("indexed with hot attributes [color]")
+        .hasMessageContaining("configured with [size]")
+        .hasMessageContaining("--hot-attributes color");
+    assertThatThrownBy(() -> Shard.open(1, hot, SETTINGS, scheduler))
+        .hasMessageContaining("configured with []");
+    Shard reopened = Shard.open(1, hot, colorHot, scheduler);
+    assertThat(reopened.fetch(List.of(ROW))).hasSize(1);
+    reopened.close();
+  }
+
+  @Test
   void aDeleteFollowedByAStaleInsertDoesNotBringTheRowBack() throws IOException {
     write(insert(7, 1, 1).setTitle("first").build());
     write(insert(7, 1, 2).setOp(ChangeOp.DELETE).build());
