@@ -19,12 +19,10 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
-import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchResponse;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.RowId;
-import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.grpc.Deadline;
 import java.time.Duration;
@@ -204,9 +202,7 @@ public final class QueryService implements AutoCloseable {
         idsByShard.computeIfAbsent(hit.shard(), s -> new ArrayList<>()).add(RowId.newBuilder()
             .setTenantId(hit.hit().getTenantId()).setRowId(hit.hit().getRowId()).build());
       }
-      int[] fetchShards = idsByShard.keySet().stream().mapToInt(Integer::intValue).toArray();
-      ShardClients.FanOut<FetchResponse> fetched = clients.call(fetchShards, deadline, (stub, shard) ->
-          stub.fetch(FetchRequest.newBuilder().setShard(shard).addAllIds(idsByShard.get(shard)).build()));
+      ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline);
       handleFailures(fetched.failures());
       Map<List<Long>, TableRow> byId = new HashMap<>();
       fetched.responses().values().forEach(response -> response.getRowsList().forEach(bytes -> {
@@ -254,8 +250,7 @@ public final class QueryService implements AutoCloseable {
     }
 
     private Map<Integer, SearchResponse> search(Query query) {
-      ShardClients.FanOut<SearchResponse> fanOut = clients.call(shards, deadline, (stub, shard) ->
-          stub.search(SearchRequest.newBuilder().setShard(shard).setQuery(query).build()));
+      ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query);
       handleFailures(fanOut.failures());
       fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());
       return fanOut.responses();

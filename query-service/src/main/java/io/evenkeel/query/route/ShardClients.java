@@ -5,6 +5,14 @@ import io.evenkeel.query.QueryException;
 import io.evenkeel.query.ShardFailure;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.schemas.shard.FetchRequest;
+import io.evenkeel.schemas.shard.FetchResponse;
+import io.evenkeel.schemas.shard.FetchShardsRequest;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.RowId;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.SearchShardsRequest;
+import io.evenkeel.schemas.shard.ShardError;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.grpc.Deadline;
 import io.grpc.Grpc;
@@ -12,6 +20,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +30,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
- * Calls shards in parallel, each on the server the placement names as its primary, all under one deadline. A shard
+ * Calls shards in parallel, one call per server the placement names as primary of some of them (carrying all of
+ * that server's shards: a loopback call costs about as much as a small shard search), all under one deadline. A shard
  * that does not answer in time, is unreachable or has no known primary is a {@link ShardFailure}; the caller decides
  * whether a partial answer will do. A shard that rejects the query as invalid makes the whole query a 400.
  */
@@ -44,10 +55,40 @@ public final class ShardClients implements AutoCloseable {
   /** The answers that came, by shard, and the shards that failed. */
   public record FanOut<T>(Map<Integer, T> responses, List<ShardFailure> failures) {}
 
-  public <T> FanOut<T> call(int[] shards, Deadline deadline,
-      BiFunction<ShardServiceGrpc.ShardServiceFutureStub, Integer, ListenableFuture<T>> call) {
-    Map<Integer, ListenableFuture<T>> pending = new LinkedHashMap<>();
-    Map<Integer, ShardAddress> addresses = new LinkedHashMap<>();
+  /** One shard's part of a server's answer: its response, or why it failed. */
+  private record ShardResult<T>(int shard, ShardError error, T response) {}
+
+  /** Runs {@code query} on every shard: one call per server, carrying all of that server's shards. */
+  public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query) {
+    return perServer(shards, deadline,
+        (stub, serverShards) -> stub.searchShards(SearchShardsRequest.newBuilder().addAllShards(serverShards)
+            .setQuery(query).build()),
+        response -> response.getResultsList().stream()
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
+  }
+
+  /** Fetches rows by id from each shard: one call per server. */
+  public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline) {
+    int[] shards = idsByShard.keySet().stream().mapToInt(Integer::intValue).toArray();
+    return perServer(shards, deadline,
+        (stub, serverShards) -> {
+          FetchShardsRequest.Builder request = FetchShardsRequest.newBuilder();
+          serverShards.forEach(shard -> request.addRequests(
+              FetchRequest.newBuilder().setShard(shard).addAllIds(idsByShard.get(shard))));
+          return stub.fetchShards(request.build());
+        },
+        response -> response.getResultsList().stream()
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
+  }
+
+  /**
+   * Groups the shards by the server the placement names as their primary, sends one call per server in parallel, all
+   * under one deadline, and splits the answers by shard (in the order of {@code shards}).
+   */
+  private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline,
+      BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
+      Function<R, List<ShardResult<T>>> results) {
+    Map<ShardAddress, List<Integer>> byServer = new LinkedHashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
     for (int shard : shards) {
       Optional<ShardAddress> address = placement.primaryOf(shard);
@@ -55,31 +96,48 @@ public final class ShardClients implements AutoCloseable {
         failures.add(new ShardFailure(shard, "-", "no primary is known for this shard"));
         continue;
       }
-      addresses.put(shard, address.get());
-      var stub = ShardServiceGrpc.newFutureStub(channel(address.get())).withDeadline(deadline);
-      pending.put(shard, call.apply(stub, shard));
+      byServer.computeIfAbsent(address.get(), a -> new ArrayList<>()).add(shard);
     }
-    Map<Integer, T> responses = new LinkedHashMap<>();
-    for (Map.Entry<Integer, ListenableFuture<T>> entry : pending.entrySet()) {
-      int shard = entry.getKey();
-      String address = addresses.get(shard).toString();
+    Map<ShardAddress, ListenableFuture<R>> pending = new LinkedHashMap<>();
+    byServer.forEach((address, serverShards) -> pending.put(address,
+        call.apply(ShardServiceGrpc.newFutureStub(channel(address)).withDeadline(deadline), serverShards)));
+    Map<Integer, T> answered = new HashMap<>();
+    for (Map.Entry<ShardAddress, ListenableFuture<R>> entry : pending.entrySet()) {
+      String address = entry.getKey().toString();
+      List<Integer> serverShards = byServer.get(entry.getKey());
       try {
         // gRPC fails the call at the deadline; the extra second only guards against a lost callback.
         long waitMs = Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 1_000;
-        responses.put(shard, entry.getValue().get(waitMs, TimeUnit.MILLISECONDS));
+        for (ShardResult<T> result : results.apply(entry.getValue().get(waitMs, TimeUnit.MILLISECONDS))) {
+          if (result.error() == null) {
+            answered.put(result.shard(), result.response());
+          } else if (result.error().getCode().equals(Status.Code.INVALID_ARGUMENT.name())) {
+            throw QueryException.invalid("shard " + result.shard() + " rejected the query: "
+                + result.error().getMessage());
+          } else {
+            failures.add(new ShardFailure(result.shard(), address, result.error().getCode() + ": "
+                + result.error().getMessage()));
+          }
+        }
       } catch (ExecutionException e) {
         Status status = Status.fromThrowable(e.getCause());
         if (status.getCode() == Status.Code.INVALID_ARGUMENT) {
-          throw QueryException.invalid("shard " + shard + " rejected the query: " + status.getDescription());
+          throw QueryException.invalid("shard server " + address + " rejected the query: " + status.getDescription());
         }
-        failures.add(new ShardFailure(shard, address, status.getCode()
-            + (status.getDescription() == null ? "" : ": " + status.getDescription())));
+        String reason = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+        serverShards.forEach(shard -> failures.add(new ShardFailure(shard, address, reason)));
       } catch (TimeoutException e) {
         entry.getValue().cancel(true);
-        failures.add(new ShardFailure(shard, address, "no answer before the deadline"));
+        serverShards.forEach(shard -> failures.add(new ShardFailure(shard, address, "no answer before the deadline")));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for shard " + shard, e);
+        throw new IllegalStateException("interrupted while waiting for shard server " + address, e);
+      }
+    }
+    Map<Integer, T> responses = new LinkedHashMap<>();
+    for (int shard : shards) {
+      if (answered.containsKey(shard)) {
+        responses.put(shard, answered.get(shard));
       }
     }
     failures.sort((a, b) -> Integer.compare(a.shard(), b.shard()));

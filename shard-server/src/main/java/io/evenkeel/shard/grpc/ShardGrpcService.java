@@ -5,9 +5,16 @@ import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchResponse;
+import io.evenkeel.schemas.shard.FetchShardsRequest;
+import io.evenkeel.schemas.shard.FetchShardsResponse;
 import io.evenkeel.schemas.shard.RowId;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.SearchShardsRequest;
+import io.evenkeel.schemas.shard.SearchShardsResponse;
+import io.evenkeel.schemas.shard.ShardError;
+import io.evenkeel.schemas.shard.ShardFetchResult;
+import io.evenkeel.schemas.shard.ShardSearchResult;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
@@ -18,8 +25,12 @@ import io.evenkeel.shard.search.ShardSearch;
 import io.evenkeel.shard.server.Shard;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.IntFunction;
 import org.apache.lucene.search.IndexSearcher;
 import org.slf4j.Logger;
@@ -43,6 +54,14 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   private interface Call<T> {
     T run() throws Exception;
   }
+
+  /** Runs the shards of a multi-shard call in parallel, as separate calls would run on gRPC's executor. */
+  private static final ExecutorService SHARD_CALLS = Executors.newFixedThreadPool(
+      Math.max(2, Runtime.getRuntime().availableProcessors()), runnable -> {
+        Thread thread = new Thread(runnable, "shard-calls");
+        thread.setDaemon(true);
+        return thread;
+      });
 
   private final IntFunction<Shard> shards;
 
@@ -76,30 +95,68 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
 
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> response) {
-    answer(response, () -> {
-      Shard shard = shards.apply(request.getShard());
-      IndexSearcher searcher = shard.index().searchers().acquire();
-      try {
-        return ShardSearch.run(searcher, request.getQuery(), shard.settings().hotAttributes());
-      } finally {
-        shard.index().searchers().release(searcher);
-      }
-    });
+    answer(response, () -> search(request.getShard(), request.getQuery()));
   }
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FetchResponse> response) {
+    answer(response, () -> fetch(request));
+  }
+
+  @Override
+  public void searchShards(SearchShardsRequest request, StreamObserver<SearchShardsResponse> response) {
     answer(response, () -> {
-      List<RowKey> keys = new ArrayList<>(request.getIdsCount());
-      for (RowId id : request.getIdsList()) {
-        keys.add(new RowKey(id.getTenantId(), id.getRowId()));
+      List<CompletableFuture<ShardSearchResult>> results = new ArrayList<>();
+      for (int shard : request.getShardsList()) {
+        results.add(CompletableFuture.supplyAsync(() -> {
+          ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
+          ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery())));
+          return (error == null ? result : result.setError(error)).build();
+        }, SHARD_CALLS));
       }
-      FetchResponse.Builder rows = FetchResponse.newBuilder();
-      for (byte[] row : shards.apply(request.getShard()).fetch(keys)) {
-        rows.addRows(com.google.protobuf.ByteString.copyFrom(row));
-      }
-      return rows.build();
+      SearchShardsResponse.Builder all = SearchShardsResponse.newBuilder();
+      results.forEach(result -> all.addResults(result.join()));
+      return all.build();
     });
+  }
+
+  @Override
+  public void fetchShards(FetchShardsRequest request, StreamObserver<FetchShardsResponse> response) {
+    answer(response, () -> {
+      List<CompletableFuture<ShardFetchResult>> results = new ArrayList<>();
+      for (FetchRequest one : request.getRequestsList()) {
+        results.add(CompletableFuture.supplyAsync(() -> {
+          ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
+          ShardError error = perShard(() -> result.setResponse(fetch(one)));
+          return (error == null ? result : result.setError(error)).build();
+        }, SHARD_CALLS));
+      }
+      FetchShardsResponse.Builder all = FetchShardsResponse.newBuilder();
+      results.forEach(result -> all.addResults(result.join()));
+      return all.build();
+    });
+  }
+
+  private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query) throws IOException {
+    Shard shard = shards.apply(shardId);
+    IndexSearcher searcher = shard.index().searchers().acquire();
+    try {
+      return ShardSearch.run(searcher, query, shard.settings().hotAttributes());
+    } finally {
+      shard.index().searchers().release(searcher);
+    }
+  }
+
+  private FetchResponse fetch(FetchRequest request) throws IOException {
+    List<RowKey> keys = new ArrayList<>(request.getIdsCount());
+    for (RowId id : request.getIdsList()) {
+      keys.add(new RowKey(id.getTenantId(), id.getRowId()));
+    }
+    FetchResponse.Builder rows = FetchResponse.newBuilder();
+    for (byte[] row : shards.apply(request.getShard()).fetch(keys)) {
+      rows.addRows(com.google.protobuf.ByteString.copyFrom(row));
+    }
+    return rows.build();
   }
 
   @Override
@@ -111,18 +168,35 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     T result;
     try {
       result = call.run();
-    } catch (UnknownShardException e) {
-      response.onError(Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException());
-      return;
-    } catch (IllegalArgumentException e) {
-      response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
-      return;
     } catch (Exception e) {
-      LOG.error("shard call failed", e);
-      response.onError(Status.INTERNAL.withDescription(e.toString()).asRuntimeException());
+      Status status = status(e);
+      response.onError(status.asRuntimeException());
       return;
     }
     response.onNext(result);
     response.onCompleted();
+  }
+
+  /** Runs one shard's part of a multi-shard call; its failure, if any, as the status a single-shard call answers. */
+  private static ShardError perShard(Call<?> call) {
+    try {
+      call.run();
+      return null;
+    } catch (Exception e) {
+      Status status = status(e);
+      return ShardError.newBuilder().setCode(status.getCode().name())
+          .setMessage(status.getDescription() == null ? "" : status.getDescription()).build();
+    }
+  }
+
+  private static Status status(Exception e) {
+    if (e instanceof UnknownShardException) {
+      return Status.NOT_FOUND.withDescription(e.getMessage());
+    }
+    if (e instanceof IllegalArgumentException) {
+      return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+    }
+    LOG.error("shard call failed", e);
+    return Status.INTERNAL.withDescription(e.toString());
   }
 }
