@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.apache.lucene.search.IndexSearcher;
 import org.slf4j.Logger;
@@ -105,36 +106,33 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
 
   @Override
   public void searchShards(SearchShardsRequest request, StreamObserver<SearchShardsResponse> response) {
-    answer(response, () -> {
-      List<CompletableFuture<ShardSearchResult>> results = new ArrayList<>();
-      for (int shard : request.getShardsList()) {
-        results.add(CompletableFuture.supplyAsync(() -> {
+    answer(response, () -> SearchShardsResponse.newBuilder()
+        .addAllResults(inParallel(request.getShardsList(), shard -> {
           ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
           ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery())));
           return (error == null ? result : result.setError(error)).build();
-        }, SHARD_CALLS));
-      }
-      SearchShardsResponse.Builder all = SearchShardsResponse.newBuilder();
-      results.forEach(result -> all.addResults(result.join()));
-      return all.build();
-    });
+        }))
+        .build());
   }
 
   @Override
   public void fetchShards(FetchShardsRequest request, StreamObserver<FetchShardsResponse> response) {
-    answer(response, () -> {
-      List<CompletableFuture<ShardFetchResult>> results = new ArrayList<>();
-      for (FetchRequest one : request.getRequestsList()) {
-        results.add(CompletableFuture.supplyAsync(() -> {
+    answer(response, () -> FetchShardsResponse.newBuilder()
+        .addAllResults(inParallel(request.getRequestsList(), one -> {
           ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
           ShardError error = perShard(() -> result.setResponse(fetch(one)));
           return (error == null ? result : result.setError(error)).build();
-        }, SHARD_CALLS));
-      }
-      FetchShardsResponse.Builder all = FetchShardsResponse.newBuilder();
-      results.forEach(result -> all.addResults(result.join()));
-      return all.build();
-    });
+        }))
+        .build());
+  }
+
+  /** Runs {@code call} on each item on the shard-call pool; the results in the items' order. */
+  private static <I, R> List<R> inParallel(List<I> items, Function<I, R> call) {
+    List<CompletableFuture<R>> futures = new ArrayList<>(items.size());
+    for (I item : items) {
+      futures.add(CompletableFuture.supplyAsync(() -> call.apply(item), SHARD_CALLS));
+    }
+    return futures.stream().map(CompletableFuture::join).toList();
   }
 
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query) throws IOException {
