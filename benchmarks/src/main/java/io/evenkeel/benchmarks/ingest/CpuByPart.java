@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.regex.Pattern;
 
 /**
  * CPU seconds spent by each part of the in-process pipeline between two snapshots, from per-thread CPU times grouped
@@ -16,6 +17,8 @@ import java.util.StringJoiner;
  */
 final class CpuByPart {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  /** Flink names a task's thread after its operators and subtask, e.g. "window summary (1/2)#0". */
+  private static final Pattern SUBTASK = Pattern.compile("\\(\\d+/\\d+\\)");
 
   /** CPU of threads that ended since the last start, recorded by each such thread as it ends. */
   private static final Map<String, Double> ENDED = new java.util.concurrent.ConcurrentHashMap<>();
@@ -83,7 +86,7 @@ final class CpuByPart {
     if (thread.startsWith("bench-producer")) {
       return "producer (client)";
     }
-    if (thread.contains("(1/") || thread.contains("(2/") || thread.contains("->") || thread.startsWith("Source")
+    if (SUBTASK.matcher(thread).find() || thread.contains("->") || thread.startsWith("Source")
         || thread.startsWith("Time Trigger") || thread.startsWith("kafka-producer-network-thread")
         || thread.startsWith("flink-") || thread.startsWith("AsyncOperations") || thread.startsWith("Checkpoint")) {
       return "Flink job";

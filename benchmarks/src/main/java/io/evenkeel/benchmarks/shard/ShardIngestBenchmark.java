@@ -88,10 +88,8 @@ public final class ShardIngestBenchmark {
       // Both paths once, unreported: otherwise (a) runs in a cold JVM (the JIT compiling Lucene as it goes) and (b),
       // running second, looks better than it is.
       rawLucene(work.resolve("warm-up-raw"), warmupRows);
-      ShardServer warmUp = new ShardServer(work.resolve("warm-up-server"), Set.of(0),
-          new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
-      ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", warmUp.start(),
-          InsecureChannelCredentials.create()).maxInboundMessageSize(64 * 1024 * 1024).build();
+      ShardServer warmUp = startServer(work.resolve("warm-up-server"));
+      ManagedChannel channel = channelTo(warmUp);
       try {
         grpcWrites(channel, warmupRows, batchSize, inFlight);
       } finally {
@@ -105,11 +103,8 @@ public final class ShardIngestBenchmark {
     double rawPerCpu = rows / ((cpuNanos() - cpu) / 1e9);
     System.out.printf(Locale.ROOT, "(a) raw Lucene, 1 thread:            %,10.0f docs/s  %,10.0f docs per CPU-second%n",
         raw, rawPerCpu);
-    ShardServer server = new ShardServer(work.resolve("server"), Set.of(0),
-        new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
-    int port = server.start();
-    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
-        .maxInboundMessageSize(64 * 1024 * 1024).build();
+    ShardServer server = startServer(work.resolve("server"));
+    ManagedChannel channel = channelTo(server);
     try {
       cpu = cpuNanos();
       double viaGrpc = grpcWrites(channel, rows, batchSize, inFlight);
@@ -125,6 +120,19 @@ public final class ShardIngestBenchmark {
       server.close();
       IOUtils.rm(work); // recursively
     }
+  }
+
+  /** A shard server in this process holding shard 0, written with durability {@code interval}. */
+  private static ShardServer startServer(Path dir) throws IOException {
+    ShardServer server = new ShardServer(dir, Set.of(0),
+        new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, RAM_BUFFER_MB), new InetSocketAddress("127.0.0.1", 0));
+    server.start();
+    return server;
+  }
+
+  private static ManagedChannel channelTo(ShardServer server) {
+    return Grpc.newChannelBuilderForAddress("127.0.0.1", server.port(), InsecureChannelCredentials.create())
+        .maxInboundMessageSize(64 * 1024 * 1024).build();
   }
 
   private static double rawLucene(Path path, int rows) throws IOException {

@@ -28,7 +28,6 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -366,11 +365,8 @@ public final class Participant implements Closeable {
 
   private void onProposalEvent(CuratorCacheListener.Type type, ChildData before, ChildData after) {
     ChildData node = after != null ? after : before;
-    if (!ZKPaths.getPathAndNode(node.getPath()).getPath().equals(layout.proposals())) {
-      return;
-    }
-    String name = ZKPaths.getNodeFromPath(node.getPath());
-    if (!Layout.isProposal(name)) {
+    String name = layout.proposalAt(node.getPath());
+    if (name == null) {
       return;
     }
     switch (type) {

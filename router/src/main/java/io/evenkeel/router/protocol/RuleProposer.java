@@ -159,11 +159,8 @@ public final class RuleProposer implements Closeable {
 
   private void onProposalEvent(CuratorCacheListener.Type type, ChildData before, ChildData after) {
     ChildData node = after != null ? after : before;
-    if (!ZKPaths.getPathAndNode(node.getPath()).getPath().equals(layout.proposals())) {
-      return;
-    }
-    String name = ZKPaths.getNodeFromPath(node.getPath());
-    if (!Layout.isProposal(name)) {
+    String name = layout.proposalAt(node.getPath());
+    if (name == null) {
       return;
     }
     if (type == CuratorCacheListener.Type.NODE_DELETED) {

@@ -152,21 +152,12 @@ public final class ShardIndex implements Closeable {
 
   /** The newest row or tombstone stored for {@code key}, refreshed or not; null if none. */
   public StoredRow lookup(RowKey key) throws IOException {
-    StoredRow live = versions.get(key);
-    if (live != null) {
-      return live;
-    }
-    IndexSearcher searcher = searchers.acquire();
-    try {
-      return lookup(searcher, key);
-    } finally {
-      searchers.release(searcher);
-    }
+    return lookupAll(List.of(key)).get(0);
   }
 
   /**
-   * The newest row or tombstone of each key (null where the shard has none), in order, real time as {@link
-   * #lookup(RowKey)}; one searcher and one stored-fields reader per segment serve them all.
+   * The newest row or tombstone stored for each key, refreshed or not (null where the shard has none), in order; one
+   * searcher and one stored-fields reader per segment serve them all.
    */
   public List<StoredRow> lookupAll(List<RowKey> keys) throws IOException {
     IndexSearcher searcher = searchers.acquire();
@@ -181,11 +172,6 @@ public final class ShardIndex implements Closeable {
     } finally {
       searchers.release(searcher);
     }
-  }
-
-  /** The newest row or tombstone for {@code key} that {@code searcher} sees. */
-  public static StoredRow lookup(IndexSearcher searcher, RowKey key) throws IOException {
-    return new IdLookup().find(searcher, key);
   }
 
   /**

@@ -7,6 +7,7 @@ import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.util.Locale;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -78,6 +79,12 @@ public final class Layout {
 
   public static boolean isProposal(String name) {
     return name.startsWith(PROPOSAL_PREFIX);
+  }
+
+  /** The proposal's name if {@code path} is a proposal znode (a direct child of {@link #proposals()}), else null. */
+  public String proposalAt(String path) {
+    ZKPaths.PathAndNode parts = ZKPaths.getPathAndNode(path);
+    return parts.getPath().equals(proposals()) && isProposal(parts.getNode()) ? parts.getNode() : null;
   }
 
   public String votes() {
