@@ -180,10 +180,14 @@ public final class QueryService implements AutoCloseable {
       };
     }
 
-    /** Phase one: every shard's top ids and sort keys; merge; phase two: fetch only the page's rows. */
+    /**
+     * Phase one: every shard's top ids and sort keys; merge; phase two: fetch only the page's rows. When doc values
+     * cover the select list, the hits carry their columns and are the rows: no phase two.
+     */
     private List<List<Object>> twoPhase() {
       Query query = Query.newBuilder().setFilter(plan.filter()).addAllSort(plan.sort())
-          .setLimit(plan.hitsPerShard()).build();
+          .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
+          .addAllColumns(plan.hitColumns()).build();
       Map<Integer, SearchResponse> responses = search(query);
       List<RowMerger.ShardHit> hits = new ArrayList<>();
       responses.forEach((shard, response) -> {
@@ -196,6 +200,9 @@ public final class QueryService implements AutoCloseable {
       List<RowMerger.ShardHit> page = RowMerger.topHits(hits, statement);
       if (page.isEmpty()) {
         return List.of();
+      }
+      if (!plan.hitColumns().isEmpty()) {
+        return RowMerger.project(page.stream().map(this::rowOfColumns).toList(), statement, evaluator);
       }
       Map<Integer, List<RowId>> idsByShard = new LinkedHashMap<>();
       for (RowMerger.ShardHit hit : page) {
@@ -218,6 +225,13 @@ public final class QueryService implements AutoCloseable {
         }
       }
       return RowMerger.project(rows, statement, evaluator);
+    }
+
+    /** A covered hit as a row: the columns the shard read from doc values. */
+    private TableRow rowOfColumns(RowMerger.ShardHit hit) {
+      List<Object> values = new ArrayList<>(hit.hit().getColumnsCount());
+      hit.hit().getColumnsList().forEach(value -> values.add(ValueOrder.fromShard(value)));
+      return TableRow.ofColumns(hit.hit().getTenantId(), hit.hit().getRowId(), plan.hitColumns(), values);
     }
 
     private List<List<Object>> aggregateOnShards() {

@@ -19,6 +19,17 @@ final class BenchmarkFigures {
     }
   }
 
+  static String stringArg(String[] args, String name, String defaultValue) {
+    int i = Arrays.asList(args).indexOf(name);
+    if (i < 0) {
+      return defaultValue;
+    }
+    if (i + 1 >= args.length) {
+      throw new IllegalArgumentException(name + " takes a value");
+    }
+    return args[i + 1];
+  }
+
   static double mean(List<Double> times) {
     return times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
   }

@@ -3,6 +3,7 @@ package io.evenkeel.benchmarks.query;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.intArg;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.mean;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
+import static io.evenkeel.benchmarks.query.BenchmarkFigures.stringArg;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryResult;
@@ -36,7 +37,7 @@ import org.apache.lucene.util.IOUtils;
  * query runs with both plans back to back and must give the same rows.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.QueryOptimizerBenchmark
- * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS]}
+ * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS] [--select ITEMS]}
  */
 public final class QueryOptimizerBenchmark {
   private static final int TENANTS = 10_000;
@@ -48,6 +49,7 @@ public final class QueryOptimizerBenchmark {
     int top = intArg(args, "--top", 3);
     int numShards = intArg(args, "--shards", 8);
     int forceMerge = intArg(args, "--force-merge", 0);
+    String select = stringArg(args, "--select", "row_id, created_time, status, price");
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
@@ -72,7 +74,7 @@ public final class QueryOptimizerBenchmark {
         Random random = new Random(7);
         long first = RowGenerator.startTime();
         for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
-          String sql = query(random, topTenants[i % top], i, first, last);
+          String sql = query(random, select, topTenants[i % top], i, first, last);
           on.execute(sql, List.of(), false);
           off.execute(sql, List.of(), false);
         }
@@ -87,7 +89,7 @@ public final class QueryOptimizerBenchmark {
           List<Double> shardOn = new ArrayList<>();
           List<Double> shardOff = new ArrayList<>();
           for (int i = 0; i < queries; i++) {
-            String sql = query(random, topTenants[rank], i, first, last);
+            String sql = query(random, select, topTenants[rank], i, first, last);
             QueryResult a = timed(on, sql, timesOn);
             QueryResult b = timed(off, sql, timesOff);
             if (!a.rows().equals(b.rows())) {
@@ -115,7 +117,7 @@ public final class QueryOptimizerBenchmark {
   }
 
   /** tenant = k, a created_time window of ~1% of the data, status IN, then 0-7 more columns: 3-10 columns. */
-  static String query(Random random, long tenant, int i, long first, long last) {
+  static String query(Random random, String select, long tenant, int i, long first, long last) {
     long span = last - first;
     long from = first + (long) (random.nextDouble() * span * 0.99);
     long to = from + span / 100;
@@ -131,7 +133,7 @@ public final class QueryOptimizerBenchmark {
         "buyer_nick != 'buyer-" + random.nextInt(100_000) + "'",
         "modified_time >= " + from));
     int columns = 3 + i % 8;
-    return "SELECT row_id, created_time, status, price FROM transaction_logs WHERE "
+    return "SELECT " + select + " FROM transaction_logs WHERE "
         + String.join(" AND ", predicates.subList(0, columns)) + " ORDER BY created_time DESC LIMIT 20";
   }
 

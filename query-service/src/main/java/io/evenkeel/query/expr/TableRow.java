@@ -39,6 +39,17 @@ public final class TableRow implements Env {
     return new TableRow(values);
   }
 
+  /** A row of which only {@code names} are known (a covered projection); every other column reads as NULL. */
+  public static TableRow ofColumns(long tenantId, long rowId, List<String> names, List<Object> known) {
+    Object[] values = new Object[COLUMNS.size()];
+    values[INDEX.get("tenant_id")] = tenantId;
+    values[INDEX.get("row_id")] = rowId;
+    for (int i = 0; i < names.size(); i++) {
+      values[INDEX.get(names.get(i))] = known.get(i);
+    }
+    return new TableRow(values);
+  }
+
   public long tenantId() {
     return (Long) values[0];
   }

@@ -11,7 +11,9 @@ import io.evenkeel.schemas.shard.SortField;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Plans a statement: normalizes its WHERE, lets the access rules choose index paths, and decides what the shards
@@ -42,7 +44,7 @@ public final class Optimizer {
       List<String> groupBy = shardGroupBy(statement.groupBy());
       boolean onShards = !serviceFilter && shardAggregations != null && groupBy != null;
       return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
-          onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, aggregates,
+          onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, false, List.of(), aggregates,
           onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of());
     }
     List<SortField> sort = shardSort(statement.orderBy());
@@ -57,8 +59,54 @@ public final class Optimizer {
       hits = (int) wanted;
     }
     return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
-        twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits, List.of(),
-        List.of(), List.of());
+        twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits,
+        twoPhase && !sort.isEmpty() && orderedByComposite(access, sort.get(0)), twoPhase ? coveredColumns(statement) : List.of(),
+        List.of(), List.of(), List.of());
+  }
+
+  /**
+   * The columns the select list reads, in table order, when all of them have doc values (a covered projection: the
+   * shards can return them with the hits); empty when some item needs the stored row (title, attributes).
+   */
+  private static List<String> coveredColumns(SelectStatement statement) {
+    Set<String> names = new HashSet<>();
+    for (SelectItem item : statement.items()) {
+      if (!readsOnlyDocValues(item.expr(), names)) {
+        return List.of();
+      }
+    }
+    return TransactionLogsTable.COLUMNS.stream().map(Column::name).filter(names::contains).toList();
+  }
+
+  private static boolean readsOnlyDocValues(Expr expr, Set<String> names) {
+    if (expr instanceof Expr.Literal) {
+      return true;
+    }
+    if (expr instanceof Expr.Column column) {
+      names.add(column.name());
+      return TransactionLogsTable.require(column.name()).hasDocValues();
+    }
+    if (expr instanceof Expr.Call call) {
+      return call.args().stream().allMatch(arg -> readsOnlyDocValues(arg, names));
+    }
+    return false;
+  }
+
+  /**
+   * Whether a composite range leads the access plan (alone, or as a part of its conjunction) with every column but
+   * its last fixed, and its last column is the first sort key: then the range's index order is the sort's order.
+   */
+  private static boolean orderedByComposite(AccessPlan access, SortField first) {
+    List<AccessPlan> parts = access instanceof AccessPlan.Conjunction conjunction ? conjunction.parts() : List.of(access);
+    List<AccessPlan.CompositeRange> ranges = parts.stream().filter(AccessPlan.CompositeRange.class::isInstance)
+        .map(AccessPlan.CompositeRange.class::cast).toList();
+    if (ranges.size() != 1) {
+      return false;
+    }
+    AccessPlan.CompositeRange range = ranges.get(0);
+    int last = range.columns().size() - 1;
+    return range.lower().subList(0, last).equals(range.upper().subList(0, last))
+        && range.columns().get(last).equals(first.getField());
   }
 
   AccessPlan access(Predicate predicate) {

@@ -57,8 +57,14 @@ public final class PlanPrinter {
     String order = statement.orderBy().isEmpty() ? "" : ", ORDER BY "
         + statement.orderBy().stream().map(OrderItem::toString).collect(Collectors.joining(", "));
     return switch (plan.mode()) {
-      case TWO_PHASE -> "two-phase: top " + plan.hitsPerShard() + " ids per shard by "
-          + sort(plan.sort()) + ", merge" + page + ", then fetch the rows";
+      case TWO_PHASE -> (plan.hitColumns().isEmpty() ? "two-phase: top " + plan.hitsPerShard() + " ids"
+          : "one phase: top " + plan.hitsPerShard() + " hits") + " per shard by " + sort(plan.sort())
+          + (plan.orderedByComposite() ? " (in composite index order: read from the "
+          + (plan.sort().get(0).getDescending() ? "highest" : "lowest") + " " + plan.sort().get(0).getField()
+          + " in steps, stop at the page)" : "")
+          + (plan.hitColumns().isEmpty() ? ", merge" + page + ", then fetch the rows"
+          : " with " + String.join(", ", plan.hitColumns()) + " from doc values, merge" + page
+          + " (covered: no fetch)");
       case ROWS -> "fetch candidate rows" + (plan.serviceFilter() ? ", filter in the service" : "")
           + order + page;
       case AGGREGATE_ON_SHARDS -> "aggregate on shards: "

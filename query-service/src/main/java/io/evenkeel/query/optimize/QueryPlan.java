@@ -15,6 +15,10 @@ import java.util.List;
  * @param serviceFilter whether the service must evaluate the WHERE on fetched rows (some part is a service scan)
  * @param sort the shards' sort, for {@link Mode#TWO_PHASE}
  * @param hitsPerShard for {@link Mode#TWO_PHASE}, offset + limit
+ * @param orderedByComposite for {@link Mode#TWO_PHASE}, whether the composite range of the access plan (one tenant)
+ *     gives the order of the first sort key, so that the shards read it from the sort's end and stop at the page
+ * @param hitColumns for {@link Mode#TWO_PHASE}, the columns the select list reads when doc values hold them all: the
+ *     shards return them with the hits, which are then the rows (no fetch); empty otherwise
  * @param aggregates every distinct aggregate of the statement, in first-use order
  * @param shardAggregations for {@link Mode#AGGREGATE_ON_SHARDS}, one per aggregate
  * @param shardGroupBy for {@link Mode#AGGREGATE_ON_SHARDS}, the group-by columns
@@ -28,6 +32,8 @@ public record QueryPlan(
     Mode mode,
     List<SortField> sort,
     int hitsPerShard,
+    boolean orderedByComposite,
+    List<String> hitColumns,
     List<Expr.Aggregate> aggregates,
     List<Aggregation> shardAggregations,
     List<String> shardGroupBy) {
@@ -50,5 +56,6 @@ public record QueryPlan(
     shardAggregations = List.copyOf(shardAggregations);
     shardGroupBy = List.copyOf(shardGroupBy);
     sort = List.copyOf(sort);
+    hitColumns = List.copyOf(hitColumns);
   }
 }

@@ -67,6 +67,40 @@ class ExplainTest {
   }
 
   @Test
+  void compositeIndexGivesTheOrderOfItsLastColumnForOneTenant() {
+    String ordered = "top 20 ids per shard by (created_time DESC, tenant_id, row_id) (in composite index order: read "
+        + "from the highest created_time in steps, stop at the page)";
+    assertThat(explain(optimized, "SELECT * FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 "
+        + "AND status = 1 ORDER BY created_time DESC LIMIT 20")).contains("execution: two-phase: " + ordered);
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 AND created_time < 1000 "
+        + "ORDER BY created_time LIMIT 5 OFFSET 5")).contains("(in composite index order: read from the lowest "
+        + "created_time in steps, stop at the page)");
+    // another first key, several tenants, or no composite range: the shards rank every candidate
+    for (String sql : List.of(
+        "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 ORDER BY price LIMIT 20",
+        "SELECT row_id FROM transaction_logs WHERE tenant_id IN (7, 8) AND created_time >= 1000 "
+            + "ORDER BY created_time DESC LIMIT 20",
+        "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 ORDER BY created_time DESC LIMIT 20",
+        "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 LIMIT 20")) {
+      assertThat(explain(optimized, sql)).as(sql).contains("top 20 hits per shard").doesNotContain("composite index order");
+    }
+    assertThat(explain(plain, "SELECT row_id FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 "
+        + "ORDER BY created_time DESC LIMIT 20")).doesNotContain("composite index order");
+  }
+
+  @Test
+  void selectListOfDocValuesColumnsNeedsNoFetch() {
+    assertThat(explain(plain, "SELECT row_id, price * quantity FROM transaction_logs WHERE tenant_id = 7 "
+        + "ORDER BY price DESC LIMIT 5 OFFSET 2")).endsWith("execution: one phase: top 7 hits per shard by "
+        + "(price DESC, tenant_id, row_id) with row_id, price, quantity from doc values, merge, LIMIT 5 OFFSET 2 "
+        + "(covered: no fetch)");
+    for (String items : List.of("*", "row_id, title", "attr('color')", "COALESCE(seller_nick, attributes)")) {
+      assertThat(explain(optimized, "SELECT " + items + " FROM transaction_logs WHERE tenant_id = 7 ORDER BY price "
+          + "LIMIT 5")).as(items).endsWith("merge, LIMIT 5, then fetch the rows");
+    }
+  }
+
+  @Test
   void optimizerOffUsesOneSingleColumnIndexPerPredicate() {
     assertThat(explain(plain, "SELECT * FROM transaction_logs WHERE tenant_id = 7 AND created_time >= 1000 "
         + "AND created_time < 2000 AND status IN (1, 2) AND seller_nick = 'ann' ORDER BY price DESC LIMIT 10"))

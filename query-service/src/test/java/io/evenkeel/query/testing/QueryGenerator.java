@@ -65,7 +65,7 @@ public final class QueryGenerator {
     params = new ArrayList<>();
     int kind = random.nextInt(10);
     if (kind < 5) {
-      return rows();
+      return random.nextInt(5) == 0 ? tenantPage() : rows();
     }
     if (kind < 7) {
       return aggregate();
@@ -108,6 +108,20 @@ public final class QueryGenerator {
       }
     }
     return generated(select.wrap("SELECT ", " FROM transaction_logs"), where, Sql.of(order + page), ordered);
+  }
+
+  /** A tenant's page by time, which the composite index (tenant_id, created_time) gives in order. */
+  private Generated tenantPage() {
+    long from = time();
+    List<Sql> conjuncts = new ArrayList<>(List.of(tenantEquals(),
+        Sql.of("created_time BETWEEN " + from + " AND " + (from + random.nextInt(30) * TestRows.DAY))));
+    if (random.nextBoolean()) {
+      conjuncts.add(leaf());
+    }
+    String order = " ORDER BY created_time" + (random.nextBoolean() ? " DESC" : "") + ", tenant_id, row_id";
+    String page = " LIMIT " + (1 + random.nextInt(10)) + (random.nextBoolean() ? " OFFSET " + random.nextInt(5) : "");
+    return generated(Sql.of("SELECT row_id, created_time, status FROM transaction_logs"),
+        Sql.join(" AND ", conjuncts).wrap(" WHERE ", ""), Sql.of(order + page), true);
   }
 
   private Generated aggregate() {

@@ -91,7 +91,7 @@ public final class ShardIndex implements Closeable {
           + ", or load the rows into new shards");
     }
     this.writer = new IndexWriter(directory, config);
-    this.searchers = new SearcherManager(writer, true, false, null);
+    this.searchers = new SearcherManager(writer, true, false, ShardSearcher.factory());
     searchers.addListener(versions);
   }
 

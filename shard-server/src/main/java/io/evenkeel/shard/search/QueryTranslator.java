@@ -12,12 +12,10 @@ import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.shard.index.IndexFields;
-import io.evenkeel.shard.index.RowDocuments;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.apache.lucene.document.BinaryPoint;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.SortedDocValuesField;
@@ -222,6 +220,16 @@ public final class QueryTranslator {
   }
 
   private static Query compositeRange(CompositeRange range) {
+    long[] bounds = compositeBounds(range);
+    return bounds == null ? new MatchNoDocsQuery("empty composite range")
+        : new CompositeRangeQuery(bounds[0], bounds[1], bounds[2], bounds[3]);
+  }
+
+  /**
+   * A composite range's inclusive bounds as {lowTenant, lowCreated, highTenant, highCreated}, or null when it is
+   * empty.
+   */
+  static long[] compositeBounds(CompositeRange range) {
     if (!IndexFields.TENANT_CREATED.equals(range.getIndex())) {
       throw new IllegalArgumentException("unknown composite index '" + range.getIndex() + "'; composite indexes are ["
           + IndexFields.TENANT_CREATED + "]");
@@ -238,10 +246,9 @@ public final class QueryTranslator {
     Long highTenant = FieldValues.upperBound(FieldValues.numeric(tenant, range.getUpper(0)), true);
     Long highCreated = FieldValues.upperBound(FieldValues.numeric(created, range.getUpper(1)), true);
     if (lowTenant == null || lowCreated == null || highTenant == null || highCreated == null) {
-      return new MatchNoDocsQuery("empty composite range");
+      return null;
     }
-    return BinaryPoint.newRangeQuery(IndexFields.TENANT_CREATED,
-        RowDocuments.tenantCreated(lowTenant, lowCreated), RowDocuments.tenantCreated(highTenant, highCreated));
+    return new long[] {lowTenant, lowCreated, highTenant, highCreated};
   }
 
   /** A column with an index or doc values to filter on; a hot attribute's field is a keyword. */

@@ -4,11 +4,13 @@ import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.shard.index.IndexFields;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,7 +21,6 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.index.StoredFields;
-import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.util.BytesRef;
 
 /** Runs a structured query on one shard's searcher: top hits in sort order, aggregate buckets, a total. */
@@ -50,16 +51,22 @@ public final class ShardSearch {
     Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null);
     SearchResponse.Builder response = SearchResponse.newBuilder();
     List<Column> sortColumns = sortColumns(request);
+    List<Column> columns = DocValuesColumns.require(request.getColumnsList());
     Sort sort = sort(request, sortColumns);
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0) {
       response.addAllBuckets(searcher.search(query, new Aggregator(request.getGroupByList(),
           request.getAggregationsList())));
     }
     if (request.getLimit() > 0) {
-      TopFieldDocs top = searcher.search(query, request.getLimit(), sort);
+      ScoreDoc[] top = request.getOrderedByComposite()
+          ? CompositeOrderSearch.topHits(searcher, request, sort).toArray(ScoreDoc[]::new)
+          : searcher.search(query, request.getLimit(), sort).scoreDocs;
       StoredFields stored = request.getIncludeRows() ? searcher.storedFields() : null;
-      for (ScoreDoc scoreDoc : top.scoreDocs) {
-        response.addHits(hit((FieldDoc) scoreDoc, sortColumns, stored));
+      List<List<Value>> hitColumns = columns.isEmpty() ? null : DocValuesColumns.read(searcher.getIndexReader(),
+          Arrays.stream(top).mapToInt(doc -> doc.doc).toArray(), columns);
+      for (int i = 0; i < top.length; i++) {
+        Hit.Builder hit = hit((FieldDoc) top[i], sortColumns, stored);
+        response.addHits(hitColumns == null ? hit : hit.addAllColumns(hitColumns.get(i)));
       }
     }
     if (request.getTrackTotal()) {
@@ -130,7 +137,7 @@ public final class ShardSearch {
     return field;
   }
 
-  private static Hit hit(FieldDoc doc, List<Column> sortColumns, StoredFields stored) throws IOException {
+  private static Hit.Builder hit(FieldDoc doc, List<Column> sortColumns, StoredFields stored) throws IOException {
     Object[] values = doc.fields;
     Hit.Builder hit = Hit.newBuilder()
         .setTenantId((Long) values[values.length - 2])
@@ -142,7 +149,7 @@ public final class ShardSearch {
       BytesRef source = stored.document(doc.doc).getBinaryValue(IndexFields.SOURCE);
       hit.setRow(com.google.protobuf.ByteString.copyFrom(source.bytes, source.offset, source.length));
     }
-    return hit.build();
+    return hit;
   }
 
   /** Lucene reports a missing long as the missing value and a missing string as null: both are NULL here. */
