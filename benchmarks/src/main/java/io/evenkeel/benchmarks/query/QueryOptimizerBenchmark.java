@@ -37,7 +37,7 @@ import org.apache.lucene.util.IOUtils;
  * query runs with both plans back to back and must give the same rows.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.QueryOptimizerBenchmark
- * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS] [--select ITEMS]}
+ * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS] [--select ITEMS] [--window PERCENT,...]}
  */
 public final class QueryOptimizerBenchmark {
   private static final int TENANTS = 10_000;
@@ -50,6 +50,8 @@ public final class QueryOptimizerBenchmark {
     int numShards = intArg(args, "--shards", 8);
     int forceMerge = intArg(args, "--force-merge", 0);
     String select = stringArg(args, "--select", "row_id, created_time, status, price");
+    List<Integer> windows = Stream.of(stringArg(args, "--window", "1,100").split(",")).map(String::trim)
+        .map(Integer::parseInt).toList();
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
@@ -71,56 +73,68 @@ public final class QueryOptimizerBenchmark {
       ShardPlacement placement = shards.placement();
       try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
            QueryService off = service(placement, policy, OptimizerRules.PLAIN)) {
-        Random random = new Random(7);
         long first = RowGenerator.startTime();
-        for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
-          String sql = query(random, select, topTenants[i % top], i, first, last);
-          on.execute(sql, List.of(), false);
-          off.execute(sql, List.of(), false);
+        for (int window : windows) {
+          System.out.printf(Locale.ROOT, "%ncreated_time window: %d%% of the data%n", window);
+          compare(on, off, new Random(7), select, window, topTenants, queries, generator, first, last);
         }
-        System.out.println("tenant  share  plan      mean ms   p50 ms   p99 ms   shard search ms (mean, summed over shards)");
-        List<Double> allOn = new ArrayList<>();
-        List<Double> allOff = new ArrayList<>();
-        List<Double> allShardOn = new ArrayList<>();
-        List<Double> allShardOff = new ArrayList<>();
-        for (int rank = 0; rank < top; rank++) {
-          List<Double> timesOn = new ArrayList<>();
-          List<Double> timesOff = new ArrayList<>();
-          List<Double> shardOn = new ArrayList<>();
-          List<Double> shardOff = new ArrayList<>();
-          for (int i = 0; i < queries; i++) {
-            String sql = query(random, select, topTenants[rank], i, first, last);
-            QueryResult a = timed(on, sql, timesOn);
-            QueryResult b = timed(off, sql, timesOff);
-            if (!a.rows().equals(b.rows())) {
-              throw new IllegalStateException("plans disagree on " + sql + ": " + a.rows() + " vs " + b.rows());
-            }
-            shardOn.add(a.shardSearchMicros() / 1e3);
-            shardOff.add(b.shardSearchMicros() / 1e3);
-          }
-          String share = String.format(Locale.ROOT, "%.1f%%", 100 * generator.tenants().expectedShare(rank + 1));
-          report(topTenants[rank], share, "optimized", timesOn, shardOn);
-          report(topTenants[rank], share, "plain", timesOff, shardOff);
-          allOn.addAll(timesOn);
-          allOff.addAll(timesOff);
-          allShardOn.addAll(shardOn);
-          allShardOff.addAll(shardOff);
-        }
-        report(-1, "", "optimized", allOn, allShardOn);
-        report(-1, "", "plain", allOff, allShardOff);
-        System.out.printf(Locale.ROOT, "mean latency ratio plain / optimized: %.2fx end to end, %.2fx shard search%n",
-            mean(allOff) / mean(allOn), mean(allShardOff) / mean(allShardOn));
       }
     } finally {
       IOUtils.rm(work); // recursively
     }
   }
 
-  /** tenant = k, a created_time window of ~1% of the data, status IN, then 0-7 more columns: 3-10 columns. */
-  static String query(Random random, String select, long tenant, int i, long first, long last) {
+
+  /** Runs every query with both plans, back to back, and prints the latencies per tenant and overall. */
+  private static void compare(QueryService on, QueryService off, Random random, String select, int window,
+      long[] topTenants, int queries, RowGenerator generator, long first, long last) {
+    for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
+      String sql = query(random, select, window, topTenants[i % topTenants.length], i, first, last);
+      on.execute(sql, List.of(), false);
+      off.execute(sql, List.of(), false);
+    }
+    System.out.println("tenant  share  plan      mean ms   p50 ms   p99 ms   shard search ms (mean, summed over shards)");
+    List<Double> allOn = new ArrayList<>();
+    List<Double> allOff = new ArrayList<>();
+    List<Double> allShardOn = new ArrayList<>();
+    List<Double> allShardOff = new ArrayList<>();
+    for (int rank = 0; rank < topTenants.length; rank++) {
+      List<Double> timesOn = new ArrayList<>();
+      List<Double> timesOff = new ArrayList<>();
+      List<Double> shardOn = new ArrayList<>();
+      List<Double> shardOff = new ArrayList<>();
+      for (int i = 0; i < queries; i++) {
+        String sql = query(random, select, window, topTenants[rank], i, first, last);
+        QueryResult a = timed(on, sql, timesOn);
+        QueryResult b = timed(off, sql, timesOff);
+        if (!a.rows().equals(b.rows())) {
+          throw new IllegalStateException("plans disagree on " + sql + ": " + a.rows() + " vs " + b.rows());
+        }
+        shardOn.add(a.shardSearchMicros() / 1e3);
+        shardOff.add(b.shardSearchMicros() / 1e3);
+      }
+      String share = String.format(Locale.ROOT, "%.1f%%", 100 * generator.tenants().expectedShare(rank + 1));
+      report(topTenants[rank], share, "optimized", timesOn, shardOn);
+      report(topTenants[rank], share, "plain", timesOff, shardOff);
+      allOn.addAll(timesOn);
+      allOff.addAll(timesOff);
+      allShardOn.addAll(shardOn);
+      allShardOff.addAll(shardOff);
+    }
+    report(-1, "", "optimized", allOn, allShardOn);
+    report(-1, "", "plain", allOff, allShardOff);
+    System.out.printf(Locale.ROOT, "mean latency ratio plain / optimized: %.2fx end to end, %.2fx shard search%n",
+        mean(allOff) / mean(allOn), mean(allShardOff) / mean(allShardOn));
+  }
+
+  /**
+   * tenant = k, a created_time window of {@code window}% of the data (100: all of it, the tenant's latest rows),
+   * status IN, then 0-7 more columns: 3-10 columns.
+   */
+  static String query(Random random, String select, int window, long tenant, int i, long first, long last) {
     long span = last - first;
-    long from = first + (long) (random.nextDouble() * span * 0.99);
-    long to = from + span / 100;
+    long from = first + (long) (random.nextDouble() * span * (100 - window) / 100);
+    long to = from + span * window / 100;
     List<String> predicates = new ArrayList<>(List.of(
         "tenant_id = " + tenant,
         "created_time BETWEEN " + from + " AND " + to,

@@ -3,9 +3,11 @@ package io.evenkeel.shard.search;
 import io.evenkeel.shard.index.IndexFields;
 import io.evenkeel.shard.index.RowDocuments;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Objects;
 import org.apache.lucene.document.BinaryPoint;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PointValues;
@@ -64,6 +66,39 @@ final class CompositeRangeQuery extends Query {
     return values != null
         && LongPoint.decodeDimension(values.getMinPackedValue(), 0) <= high
         && LongPoint.decodeDimension(values.getMaxPackedValue(), 0) >= low;
+  }
+
+  /**
+   * About how many rows the range holds (live or not), from the points trees' inner nodes only: the leaves at the
+   * range's edges count for half. Costs a walk down each segment's tree, no leaf is read.
+   */
+  long estimateRows(IndexReader reader) throws IOException {
+    byte[] low = RowDocuments.tenantCreated(lowTenant, lowCreated);
+    byte[] high = RowDocuments.tenantCreated(highTenant, highCreated);
+    PointValues.IntersectVisitor cells = new PointValues.IntersectVisitor() {
+      @Override
+      public void visit(int docID) {}
+
+      @Override
+      public void visit(int docID, byte[] packedValue) {}
+
+      @Override
+      public PointValues.Relation compare(byte[] min, byte[] max) {
+        if (Arrays.compareUnsigned(min, 0, 16, high, 0, 16) > 0 || Arrays.compareUnsigned(max, 0, 16, low, 0, 16) < 0) {
+          return PointValues.Relation.CELL_OUTSIDE_QUERY;
+        }
+        return Arrays.compareUnsigned(min, 0, 16, low, 0, 16) >= 0 && Arrays.compareUnsigned(max, 0, 16, high, 0, 16) <= 0
+            ? PointValues.Relation.CELL_INSIDE_QUERY : PointValues.Relation.CELL_CROSSES_QUERY;
+      }
+    };
+    long rows = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      PointValues values = leaf.reader().getPointValues(IndexFields.TENANT_CREATED);
+      if (values != null && mayMatch(leaf.reader())) {
+        rows += values.estimatePointCount(cells);
+      }
+    }
+    return rows;
   }
 
   @Override
