@@ -8,6 +8,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.server.ShardSettings;
 import io.grpc.Grpc;
@@ -71,17 +72,28 @@ final class LocalShards implements AutoCloseable {
     }
   }
 
+  /** Waits until no shard is merging: background merges would take CPU from the measured queries. */
+  void waitForMerges() throws IOException {
+    for (int shard = 0; shard < numShards; shard++) {
+      index(shard).waitForMerges();
+    }
+  }
+
   /** Merges every shard down to at most {@code maxSegments} segments. */
   void forceMerge(int maxSegments) throws IOException {
     for (int shard = 0; shard < numShards; shard++) {
-      server.shard(shard).index().forceMerge(maxSegments);
+      index(shard).forceMerge(maxSegments);
     }
+  }
+
+  ShardIndex index(int shard) {
+    return server.shard(shard).index();
   }
 
   List<Integer> segmentCounts() throws IOException {
     List<Integer> counts = new ArrayList<>();
     for (int shard = 0; shard < numShards; shard++) {
-      counts.add(server.shard(shard).index().segmentCount());
+      counts.add(index(shard).segmentCount());
     }
     return counts;
   }
@@ -91,7 +103,7 @@ final class LocalShards implements AutoCloseable {
     long bytes = 0;
     for (int shard = 0; shard < numShards; shard++) {
       server.shard(shard).commit();
-      bytes += server.shard(shard).index().sizeInBytes();
+      bytes += index(shard).sizeInBytes();
     }
     return bytes;
   }

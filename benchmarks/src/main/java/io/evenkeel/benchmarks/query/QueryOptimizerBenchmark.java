@@ -44,13 +44,13 @@ public final class QueryOptimizerBenchmark {
 
   public static void main(String[] args) throws Exception {
     AvroTrust.install();
-    int rows = intArg(args, "--rows", 1_000_000);
+    int rows = intArg(args, "--rows", 4_000_000);
     int queries = intArg(args, "--queries", 1_000);
     int top = intArg(args, "--top", 3);
-    int numShards = intArg(args, "--shards", 8);
+    int numShards = intArg(args, "--shards", 4);
     int forceMerge = intArg(args, "--force-merge", 0);
     String select = stringArg(args, "--select", "row_id, created_time, status, price");
-    List<Integer> windows = Stream.of(stringArg(args, "--window", "1,100").split(",")).map(String::trim)
+    List<Integer> windows = Stream.of(stringArg(args, "--window", "1,10,100").split(",")).map(String::trim)
         .map(Integer::parseInt).toList();
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
@@ -61,6 +61,7 @@ public final class QueryOptimizerBenchmark {
       long loadStarted = System.nanoTime();
       Iterable<TransactionLogChange> generated = () -> Stream.generate(generator::next).limit(rows).iterator();
       shards.load(generated, policy);
+      shards.waitForMerges();
       long last = RowGenerator.createdTime(rows - 1);
       System.out.printf(Locale.ROOT, "loaded %,d rows into %d shards in %.1f s; segments per shard %s%n", rows,
           numShards, (System.nanoTime() - loadStarted) / 1e9, shards.segmentCounts());
@@ -74,9 +75,16 @@ public final class QueryOptimizerBenchmark {
       try (QueryService on = service(placement, policy, OptimizerRules.DEFAULT);
            QueryService off = service(placement, policy, OptimizerRules.PLAIN)) {
         long first = RowGenerator.startTime();
+        List<Double> allOn = new ArrayList<>();
+        List<Double> allOff = new ArrayList<>();
         for (int window : windows) {
           System.out.printf(Locale.ROOT, "%ncreated_time window: %d%% of the data%n", window);
-          compare(on, off, new Random(7), select, window, topTenants, queries, generator, first, last);
+          compare(on, off, new Random(7), select, window, topTenants, queries, generator, first, last, allOn, allOff);
+        }
+        if (windows.size() > 1) {
+          System.out.printf(Locale.ROOT, "%nall %,d queries (windows %s): optimized mean %.2f ms, p99 %.2f ms; "
+              + "plain mean %.2f ms, p99 %.2f ms; mean latency ratio %.2fx%n", allOn.size(), windows, mean(allOn),
+              percentile(allOn, 0.99), mean(allOff), percentile(allOff, 0.99), mean(allOff) / mean(allOn));
         }
       }
     } finally {
@@ -85,9 +93,13 @@ public final class QueryOptimizerBenchmark {
   }
 
 
-  /** Runs every query with both plans, back to back, and prints the latencies per tenant and overall. */
+  /**
+   * Runs every query with both plans, back to back, prints the latencies per tenant and overall, and adds them to
+   * {@code totalOn} and {@code totalOff}.
+   */
   private static void compare(QueryService on, QueryService off, Random random, String select, int window,
-      long[] topTenants, int queries, RowGenerator generator, long first, long last) {
+      long[] topTenants, int queries, RowGenerator generator, long first, long last, List<Double> totalOn,
+      List<Double> totalOff) {
     for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
       String sql = query(random, select, window, topTenants[i % topTenants.length], i, first, last);
       on.execute(sql, List.of(), false);
@@ -125,6 +137,8 @@ public final class QueryOptimizerBenchmark {
     report(-1, "", "plain", allOff, allShardOff);
     System.out.printf(Locale.ROOT, "mean latency ratio plain / optimized: %.2fx end to end, %.2fx shard search%n",
         mean(allOff) / mean(allOn), mean(allShardOff) / mean(allShardOn));
+    totalOn.addAll(allOn);
+    totalOff.addAll(allOff);
   }
 
   /**

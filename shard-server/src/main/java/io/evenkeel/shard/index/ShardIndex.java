@@ -21,6 +21,7 @@ import org.apache.lucene.codecs.bloom.BloomFilteringPostingsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.codecs.lucene912.Lucene912PostingsFormat;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -261,6 +262,16 @@ public final class ShardIndex implements Closeable {
    */
   public void forceMerge(int maxSegments) throws IOException {
     writer.forceMerge(maxSegments);
+    refresh();
+  }
+
+  /** Waits for the merges under way to finish and makes their result searchable (benchmarks measure a quiet shard). */
+  public void waitForMerges() throws IOException {
+    if (writer.getConfig().getMergeScheduler() instanceof ConcurrentMergeScheduler merges) {
+      do {
+        merges.sync();
+      } while (writer.hasPendingMerges());
+    }
     refresh();
   }
 

@@ -28,10 +28,10 @@ final class CompositeOrderSearch {
   private static final String CREATED_TIME = "created_time";
   /**
    * Below this many rows in the range, ranking them all is cheaper than slicing: each slice is a search of its own,
-   * with its own per-segment setup. Measured on 2M-4M row shards: ranking 1,000 rows costs less than slicing, 25,000
-   * rows about 3.7 times more (QueryOptimizerBenchmark, --window).
+   * with its own per-segment setup. Measured with ShardPlanBenchmark: at about 1,000 rows a shard slicing cost more;
+   * at 25,000, ranking them all cost 8 times more.
    */
-  static final long MIN_ROWS_TO_SLICE = 4_096;
+  private static final long MIN_ROWS_TO_SLICE = 4_096;
 
   private CompositeOrderSearch() {}
 
