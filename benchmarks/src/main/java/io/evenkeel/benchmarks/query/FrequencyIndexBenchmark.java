@@ -45,7 +45,7 @@ public final class FrequencyIndexBenchmark {
 
   public static void main(String[] args) throws Exception {
     AvroTrust.install();
-    int rowCount = intArg(args, "--rows", 300_000);
+    int rowCount = intArg(args, "--rows", 1_000_000);
     int queries = intArg(args, "--queries", 500);
     RowGenerator generator = new RowGenerator(42, 10_000, 1.0);
     List<TransactionLogChange> rows = new ArrayList<>(rowCount);
