@@ -44,7 +44,8 @@ public final class Optimizer {
       List<String> groupBy = shardGroupBy(statement.groupBy());
       boolean onShards = !serviceFilter && shardAggregations != null && groupBy != null;
       return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
-          onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, false, List.of(), aggregates,
+          onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, false,
+          List.of(), aggregates,
           onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of());
     }
     List<SortField> sort = shardSort(statement.orderBy());
@@ -60,8 +61,8 @@ public final class Optimizer {
     }
     return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
         twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits,
-        twoPhase && !sort.isEmpty() && orderedByComposite(access, sort.get(0)), twoPhase ? coveredColumns(statement) : List.of(),
-        List.of(), List.of(), List.of());
+        twoPhase && !sort.isEmpty() && orderedByComposite(access, sort.get(0)),
+        twoPhase ? coveredColumns(statement) : List.of(), List.of(), List.of(), List.of());
   }
 
   /**
@@ -97,7 +98,8 @@ public final class Optimizer {
    * its last fixed, and its last column is the first sort key: then the range's index order is the sort's order.
    */
   private static boolean orderedByComposite(AccessPlan access, SortField first) {
-    List<AccessPlan> parts = access instanceof AccessPlan.Conjunction conjunction ? conjunction.parts() : List.of(access);
+    List<AccessPlan> parts = access instanceof AccessPlan.Conjunction conjunction ? conjunction.parts()
+        : List.of(access);
     List<AccessPlan.CompositeRange> ranges = parts.stream().filter(AccessPlan.CompositeRange.class::isInstance)
         .map(AccessPlan.CompositeRange.class::cast).toList();
     if (ranges.size() != 1) {

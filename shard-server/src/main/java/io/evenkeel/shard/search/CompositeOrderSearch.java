@@ -61,7 +61,7 @@ final class CompositeOrderSearch {
     }
     long rows = new CompositeRangeQuery(tenant, low, tenant, high).estimateRows(searcher.getIndexReader());
     if (rows <= Math.max(MIN_ROWS_TO_SLICE, 16L * limit)) {
-      return search(searcher, withSlice(filter, tenant, low, high), limit, sort);
+      return search(searcher, withSlice(filter, range, tenant, low, high), limit, sort);
     }
     boolean descending = request.getSort(0).getDescending();
     double span = (double) high - low + 1;
@@ -71,7 +71,7 @@ final class CompositeOrderSearch {
     while (true) {
       long from = descending ? (cursor - low < step ? low : cursor - step + 1) : cursor;
       long to = descending ? cursor : (high - cursor < step ? high : cursor + step - 1);
-      hits.addAll(search(searcher, withSlice(filter, tenant, from, to), limit - hits.size(), sort));
+      hits.addAll(search(searcher, withSlice(filter, range, tenant, from, to), limit - hits.size(), sort));
       if (hits.size() == limit || (descending ? from == low : to == high)) {
         return hits;
       }
@@ -109,10 +109,10 @@ final class CompositeOrderSearch {
     return found.get(0);
   }
 
-  /** The filter with its composite range narrowed to tenant = k, created_time in [from, to]. */
-  private static Filter withSlice(Filter filter, long tenant, long from, long to) {
+  /** The filter with its composite range {@code range} narrowed to tenant = k, created_time in [from, to]. */
+  private static Filter withSlice(Filter filter, CompositeRange range, long tenant, long from, long to) {
     Filter slice = Filter.newBuilder().setCompositeRange(CompositeRange.newBuilder()
-        .setIndex(compositeOf(filter).getIndex())
+        .setIndex(range.getIndex())
         .addLower(longValue(tenant)).addLower(longValue(from))
         .addUpper(longValue(tenant)).addUpper(longValue(to))).build();
     if (filter.getKindCase() == Filter.KindCase.COMPOSITE_RANGE) {

@@ -7,17 +7,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.index.SortedDocValues;
 
 /**
  * Reads columns of given documents from doc values: a covered projection, cheaper than decompressing each row's
- * stored source. Documents are visited in index order, one iterator per segment and column.
+ * stored source. Documents are visited in index order, one {@link ColumnReader} per segment and column.
  */
 final class DocValuesColumns {
   private DocValuesColumns() {}
@@ -46,33 +42,22 @@ final class DocValuesColumns {
     }
     List<LeafReaderContext> leaves = reader.leaves();
     int leafIndex = -1;
-    Object[] iterators = new Object[columns.size()];
+    ColumnReader[] readers = new ColumnReader[columns.size()];
     for (int i : order) {
       int next = ReaderUtil.subIndex(docs[i], leaves);
       if (next != leafIndex) {
         leafIndex = next;
-        LeafReader leaf = leaves.get(leafIndex).reader();
         for (int c = 0; c < columns.size(); c++) {
-          String name = columns.get(c).name();
-          iterators[c] = columns.get(c).isNumeric() ? DocValues.getNumeric(leaf, name) : DocValues.getSorted(leaf, name);
+          readers[c] = ColumnReader.of(leaves.get(leafIndex).reader(), columns.get(c));
         }
       }
       int doc = docs[i] - leaves.get(leafIndex).docBase;
       List<Value> row = new ArrayList<>(columns.size());
       for (int c = 0; c < columns.size(); c++) {
-        row.add(FieldValues.toValue(columns.get(c), value(iterators[c], doc)));
+        row.add(FieldValues.toValue(columns.get(c), readers[c].read(doc)));
       }
       values.set(i, row);
     }
     return values;
-  }
-
-  /** The document's value (Long or String), or null when it has none. */
-  private static Object value(Object iterator, int doc) throws IOException {
-    if (iterator instanceof NumericDocValues numbers) {
-      return numbers.advanceExact(doc) ? numbers.longValue() : null;
-    }
-    SortedDocValues keywords = (SortedDocValues) iterator;
-    return keywords.advanceExact(doc) ? keywords.lookupOrd(keywords.ordValue()).utf8ToString() : null;
   }
 }
