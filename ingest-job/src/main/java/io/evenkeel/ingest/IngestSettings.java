@@ -1,6 +1,7 @@
 package io.evenkeel.ingest;
 
 import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
@@ -112,25 +113,20 @@ public class IngestSettings implements Serializable {
     return client;
   }
 
+  public PolicySpec policySpec() {
+    return PolicySpec.parse(policy);
+  }
+
   public boolean dynamic() {
-    return policy.equals("dynamic");
+    return policySpec().dynamic();
   }
 
   /** The routing policy of a fixed setting (hashing or double:L). */
   public RoutingPolicy fixedPolicy() {
-    if (policy.equals("hashing")) {
-      return RoutingPolicy.hashing(numShards);
-    }
-    if (policy.startsWith("double:")) {
-      return RoutingPolicy.doubleHashing(numShards, Integer.parseInt(policy.substring("double:".length())));
-    }
-    throw new IllegalStateException("policy " + policy + " is not fixed");
+    return policySpec().fixedPolicy(numShards);
   }
 
   public void validate() {
-    if (!(policy.equals("hashing") || policy.equals("dynamic") || policy.matches("double:\\d+"))) {
-      throw new IllegalArgumentException("policy must be hashing, double:L or dynamic; got: '" + policy + "'");
-    }
     if (!dynamic()) {
       fixedPolicy();
     }

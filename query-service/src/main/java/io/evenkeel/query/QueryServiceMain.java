@@ -4,6 +4,7 @@ import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
@@ -137,7 +138,7 @@ public final class QueryServiceMain implements Callable<Integer> {
    * rule-list client sees it now (rules committed while the service runs apply to the next query).
    */
   private Supplier<RoutingPolicy> routing() throws Exception {
-    if (zookeeper == null || !policy.equals("dynamic")) {
+    if (zookeeper == null || !PolicySpec.parse(policy).dynamic()) {
       RoutingPolicy fixed = routingPolicy(policy, numShards, rules);
       return () -> fixed;
     }
@@ -153,18 +154,9 @@ public final class QueryServiceMain implements Callable<Integer> {
 
   /** "hashing", "double:8" or "dynamic" with a rule list "t:L:tenants;...". */
   static RoutingPolicy routingPolicy(String name, int numShards, String rules) {
-    if (name.equals("hashing")) {
-      return RoutingPolicy.hashing(numShards);
-    }
-    if (name.startsWith("double:")) {
-      try {
-        return RoutingPolicy.doubleHashing(numShards, Integer.parseInt(name.substring("double:".length())));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("--policy double:L needs a number L; got: " + name);
-      }
-    }
-    if (!name.equals("dynamic")) {
-      throw new IllegalArgumentException("--policy is hashing, double:L or dynamic; got: " + name);
+    PolicySpec spec = PolicySpec.parse(name);
+    if (!spec.dynamic()) {
+      return spec.fixedPolicy(numShards);
     }
     List<Rule> list = new ArrayList<>();
     for (String entry : rules.split(";")) {

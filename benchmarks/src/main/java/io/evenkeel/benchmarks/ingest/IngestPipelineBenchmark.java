@@ -5,6 +5,8 @@ import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.ingest.IngestJob;
 import io.evenkeel.ingest.IngestSettings;
 import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
@@ -20,9 +22,6 @@ import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.server.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -205,7 +204,8 @@ public final class IngestPipelineBenchmark {
       kafka.createTopic("changes", 4);
       List<ShardServer> servers = new ArrayList<>();
       StringBuilder placement = new StringBuilder();
-      Map<Integer, ManagedChannel> channelOfShard = new HashMap<>();
+      ClusterClient cluster = new ClusterClient();
+      Map<Integer, ShardServiceGrpc.ShardServiceBlockingStub> stubOfShard = new HashMap<>();
       int perServer = SHARDS / SERVERS;
       boolean noSink = policy.equals(NO_SINK);
       for (int s = 0; s < SERVERS; s++) {
@@ -219,9 +219,8 @@ public final class IngestPipelineBenchmark {
               new ShardSettings(Durability.INTERVAL, 200, 1_000, 60_000, 64), new InetSocketAddress("127.0.0.1", 0));
           port = server.start();
           servers.add(server);
-          ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port,
-              InsecureChannelCredentials.create()).maxInboundMessageSize(64 * 1024 * 1024).build();
-          shards.forEach(shard -> channelOfShard.put(shard, channel));
+          ShardServiceGrpc.ShardServiceBlockingStub stub = cluster.blockingStub(new ShardAddress("127.0.0.1", port));
+          shards.forEach(shard -> stubOfShard.put(shard, stub));
         }
         placement.append(s == 0 ? "" : ",").append("127.0.0.1:").append(port).append('=')
             .append(s * perServer).append('-').append((s + 1) * perServer - 1);
@@ -254,12 +253,12 @@ public final class IngestPipelineBenchmark {
 
       RowGenerator generator = new RowGenerator(42, TENANTS, theta);
       // The warm-up's first half includes the job's start: its delays are sampled in the second half only.
-      long[] steadyDelays = produceAndWait(kafka, channelOfShard, createdWhenSent(generator), warmupRows, rate,
+      long[] steadyDelays = produceAndWait(kafka, stubOfShard, createdWhenSent(generator), warmupRows, rate,
           warmupRows / 2, warmupRows, policy);
       Supplier<Outgoing> measured = encodedAhead(generator, rows);
       CpuByPart cpu = CpuByPart.start(kafka.process().pid());
       long started = System.currentTimeMillis();
-      long[] delays = produceAndWait(kafka, channelOfShard, measured, rows, 0, 0, warmupRows + rows, policy);
+      long[] delays = produceAndWait(kafka, stubOfShard, measured, rows, 0, 0, warmupRows + rows, policy);
       double seconds = (System.currentTimeMillis() - started) / 1000.0;
       Map<String, Double> cpuSeconds = cpu.secondsByPart();
       int rules;
@@ -271,7 +270,7 @@ public final class IngestPipelineBenchmark {
         list.close();
       }
       job.cancel().get(60, TimeUnit.SECONDS);
-      channelOfShard.values().stream().distinct().forEach(ManagedChannel::shutdownNow);
+      cluster.close();
       for (ShardServer server : servers) {
         server.close();
       }
@@ -279,17 +278,17 @@ public final class IngestPipelineBenchmark {
     }
   }
 
-  private static long searchableDocs(Map<Integer, ManagedChannel> channelOfShard) {
+  private static long searchableDocs(Map<Integer, ShardServiceGrpc.ShardServiceBlockingStub> stubOfShard) {
     long docs = 0;
-    for (var entry : channelOfShard.entrySet()) {
-      docs += ShardServiceGrpc.newBlockingStub(entry.getValue()).withDeadlineAfter(10, TimeUnit.SECONDS)
+    for (var entry : stubOfShard.entrySet()) {
+      docs += entry.getValue().withDeadlineAfter(10, TimeUnit.SECONDS)
           .stats(StatsRequest.newBuilder().setShard(entry.getKey()).build()).getDocs();
     }
     return docs;
   }
 
   /** Searches every shard for the pending sample rows; a found row's delay is now minus its creation time. */
-  private static void findSamples(Map<Integer, ManagedChannel> channels, Map<Long, Long> samples, long now,
+  private static void findSamples(Map<Integer, ShardServiceGrpc.ShardServiceBlockingStub> stubs, Map<Long, Long> samples, long now,
       List<Long> delays) {
     if (samples.isEmpty()) {
       return;
@@ -297,8 +296,8 @@ public final class IngestPipelineBenchmark {
     Terms.Builder ids = Terms.newBuilder().setField("row_id");
     samples.keySet().forEach(id -> ids.addValues(Value.newBuilder().setLongValue(id)));
     Query query = Query.newBuilder().setFilter(Filter.newBuilder().setTerms(ids)).setLimit(samples.size()).build();
-    for (var entry : channels.entrySet()) {
-      for (Hit hit : ShardServiceGrpc.newBlockingStub(entry.getValue()).withDeadlineAfter(10, TimeUnit.SECONDS)
+    for (var entry : stubs.entrySet()) {
+      for (Hit hit : entry.getValue().withDeadlineAfter(10, TimeUnit.SECONDS)
           .search(SearchRequest.newBuilder().setShard(entry.getKey()).setQuery(query).build()).getHitsList()) {
         Long sentAt = samples.remove(hit.getRowId());
         if (sentAt != null) {
@@ -312,7 +311,7 @@ public final class IngestPipelineBenchmark {
    * Produces {@code count} rows (at {@code rate} rows/s, or as fast as possible with 0) and waits until the shards hold
    * {@code expectedDocs} searchable rows; returns the sorted write delays of every 1,000th row from {@code sampleFrom}.
    */
-  private static long[] produceAndWait(KafkaBroker kafka, Map<Integer, ManagedChannel> channelOfShard,
+  private static long[] produceAndWait(KafkaBroker kafka, Map<Integer, ShardServiceGrpc.ShardServiceBlockingStub> stubOfShard,
       Supplier<Outgoing> rows, int count, int rate, int sampleFrom, long expectedDocs, String policy) throws Exception {
     Map<Long, Long> samples = new ConcurrentHashMap<>(); // row id → sent at
     long started = System.currentTimeMillis();
@@ -322,10 +321,10 @@ public final class IngestPipelineBenchmark {
     List<Long> delays = new ArrayList<>();
     while (true) {
       long now = System.currentTimeMillis();
-      findSamples(channelOfShard, samples, now, delays);
-      long docs = channelOfShard.isEmpty() ? COUNTED.get() : searchableDocs(channelOfShard);
+      findSamples(stubOfShard, samples, now, delays);
+      long docs = stubOfShard.isEmpty() ? COUNTED.get() : searchableDocs(stubOfShard);
       if (docs >= expectedDocs && !producer.isAlive()) {
-        findSamples(channelOfShard, samples, now, delays);
+        findSamples(stubOfShard, samples, now, delays);
         return delays.stream().mapToLong(Long::longValue).sorted().toArray();
       }
       if (now - started > TimeUnit.MINUTES.toMillis(10)) {

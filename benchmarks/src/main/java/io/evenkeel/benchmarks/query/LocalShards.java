@@ -1,6 +1,8 @@
 package io.evenkeel.benchmarks.query;
 
 import com.google.protobuf.ByteString;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.schemas.ShardWriteBatch;
@@ -11,9 +13,6 @@ import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.server.ShardSettings;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -49,10 +48,8 @@ final class LocalShards implements AutoCloseable {
 
   /** Writes the rows, routed by the policy, in batches per shard; searchable when this returns. */
   void load(Iterable<TransactionLogChange> rows, RoutingPolicy policy) throws InterruptedException {
-    ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create())
-        .maxInboundMessageSize(64 << 20).build();
-    try {
-      var stub = ShardServiceGrpc.newBlockingStub(channel);
+    try (ClusterClient cluster = new ClusterClient()) {
+      var stub = cluster.blockingStub(new ShardAddress("127.0.0.1", port));
       Map<Integer, List<TransactionLogChange>> buffers = new HashMap<>();
       long sequence = 0;
       for (TransactionLogChange row : rows) {
@@ -67,8 +64,6 @@ final class LocalShards implements AutoCloseable {
       for (int shard = 0; shard < numShards; shard++) {
         write(stub, shard, sequence++, buffers.getOrDefault(shard, List.of()), true);
       }
-    } finally {
-      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
     }
   }
 

@@ -4,6 +4,8 @@ import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteString;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -25,9 +27,6 @@ import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.server.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -89,11 +88,9 @@ public final class ShardIngestBenchmark {
       // running second, looks better than it is.
       rawLucene(work.resolve("warm-up-raw"), warmupRows);
       ShardServer warmUp = startServer(work.resolve("warm-up-server"));
-      ManagedChannel channel = channelTo(warmUp);
-      try {
-        grpcWrites(channel, warmupRows, batchSize, inFlight);
+      try (ClusterClient cluster = new ClusterClient()) {
+        grpcWrites(cluster.futureStub(addressOf(warmUp)), warmupRows, batchSize, inFlight);
       } finally {
-        channel.shutdownNow();
         warmUp.close();
       }
       System.out.printf(Locale.ROOT, "JVM warm-up: both paths with %,d rows, not reported%n", warmupRows);
@@ -104,19 +101,19 @@ public final class ShardIngestBenchmark {
     System.out.printf(Locale.ROOT, "(a) raw Lucene, 1 thread:            %,10.0f docs/s  %,10.0f docs per CPU-second%n",
         raw, rawPerCpu);
     ShardServer server = startServer(work.resolve("server"));
-    ManagedChannel channel = channelTo(server);
+    ClusterClient cluster = new ClusterClient();
     try {
       cpu = cpuNanos();
-      double viaGrpc = grpcWrites(channel, rows, batchSize, inFlight);
+      double viaGrpc = grpcWrites(cluster.futureStub(addressOf(server)), rows, batchSize, inFlight);
       double grpcPerCpu = rows / ((cpuNanos() - cpu) / 1e9);
       System.out.printf(Locale.ROOT, "(b) shard server over gRPC:          %,10.0f docs/s  %,10.0f docs per CPU-second"
           + "  (client and server in this process; batches of %d, %d in flight, durability interval)%n", viaGrpc,
           grpcPerCpu, batchSize, inFlight);
       System.out.printf(Locale.ROOT, "ratio (b)/(a):                       %10.2f wall clock, %.2f per CPU-second%n",
           viaGrpc / raw, grpcPerCpu / rawPerCpu);
-      searches(channel, rows, queries);
+      searches(cluster.blockingStub(addressOf(server)), rows, queries);
     } finally {
-      channel.shutdownNow();
+      cluster.close();
       server.close();
       IOUtils.rm(work); // recursively
     }
@@ -130,9 +127,8 @@ public final class ShardIngestBenchmark {
     return server;
   }
 
-  private static ManagedChannel channelTo(ShardServer server) {
-    return Grpc.newChannelBuilderForAddress("127.0.0.1", server.port(), InsecureChannelCredentials.create())
-        .maxInboundMessageSize(64 * 1024 * 1024).build();
+  private static ShardAddress addressOf(ShardServer server) {
+    return new ShardAddress("127.0.0.1", server.port());
   }
 
   private static double rawLucene(Path path, int rows) throws IOException {
@@ -150,9 +146,9 @@ public final class ShardIngestBenchmark {
     return rows / seconds(started);
   }
 
-  private static double grpcWrites(ManagedChannel channel, int rows, int batchSize, int inFlight) throws Exception {
+  private static double grpcWrites(ShardServiceGrpc.ShardServiceFutureStub stub, int rows, int batchSize,
+      int inFlight) throws Exception {
     RowGenerator generator = new RowGenerator(SEED, TENANTS, 1.0);
-    ShardServiceGrpc.ShardServiceFutureStub stub = ShardServiceGrpc.newFutureStub(channel);
     Semaphore slots = new Semaphore(inFlight);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     long started = System.nanoTime();
@@ -192,9 +188,8 @@ public final class ShardIngestBenchmark {
     return rows / seconds(started);
   }
 
-  private static void searches(ManagedChannel channel, int rows, int queries) {
+  private static void searches(ShardServiceGrpc.ShardServiceBlockingStub stub, int rows, int queries) {
     RowGenerator generator = new RowGenerator(SEED, TENANTS, 1.0);
-    ShardServiceGrpc.ShardServiceBlockingStub stub = ShardServiceGrpc.newBlockingStub(channel);
     long span = rows / 10;
     long[] micros = new long[queries];
     long hits = 0;

@@ -1,15 +1,11 @@
 package io.evenkeel.ingest.monitor;
 
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,21 +16,16 @@ final class StorageShares {
 
   static Map<Long, Long> rowsPerTenant(ShardPlacement placement) {
     Map<Long, Long> rows = new HashMap<>();
-    Map<ShardAddress, ManagedChannel> channels = new HashMap<>();
-    try {
+    try (ClusterClient cluster = new ClusterClient()) {
       for (int shard = 0; shard < placement.numShards(); shard++) {
-        ShardAddress address = placement.primaryOf(shard).orElseThrow();
-        ManagedChannel channel = channels.computeIfAbsent(address, a ->
-            Grpc.newChannelBuilderForAddress(a.host(), a.port(), InsecureChannelCredentials.create()).build());
         Query query = Query.newBuilder().addGroupBy("tenant_id")
             .addAggregations(Aggregation.newBuilder().setFunction(Aggregation.Function.COUNT)).build();
-        for (Bucket bucket : ShardServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)
+        for (Bucket bucket : cluster.blockingStub(placement.primaryOf(shard).orElseThrow())
+            .withDeadlineAfter(60, TimeUnit.SECONDS)
             .search(SearchRequest.newBuilder().setShard(shard).setQuery(query).build()).getBucketsList()) {
           rows.merge(bucket.getKey(0).getLongValue(), bucket.getDocCount(), Long::sum);
         }
       }
-    } finally {
-      channels.values().forEach(ManagedChannel::shutdownNow);
     }
     return rows;
   }

@@ -5,6 +5,7 @@ import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteString;
 import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.ShardWriteBatch;
@@ -14,9 +15,6 @@ import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.schemas.shard.WriteResponse;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -61,7 +59,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
   private final ProcessingTimeService time;
   private final String sender;
   private final SingleObjectCodec<ShardWriteBatch> batches;
-  private final Map<ShardAddress, ManagedChannel> channels = new HashMap<>();
+  private final ClusterClient cluster = new ClusterClient();
   private final Lane[][] lanes;
   private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "shard-sink-retries");
@@ -112,11 +110,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     for (int shard = 0; shard < settings.numShards; shard++) {
       ShardAddress address = placement.primaryOf(shard).orElseThrow(() -> new IllegalArgumentException(
           "no shard server is placed for a shard in " + settings.placement));
-      ManagedChannel channel = channels.computeIfAbsent(address, a -> Grpc
-          .newChannelBuilderForAddress(a.host(), a.port(), InsecureChannelCredentials.create())
-          .maxInboundMessageSize(64 * 1024 * 1024)
-          .build());
-      ShardServiceGrpc.ShardServiceFutureStub stub = ShardServiceGrpc.newFutureStub(channel);
+      ShardServiceGrpc.ShardServiceFutureStub stub = cluster.futureStub(address);
       Counter serverChanges = perServer.computeIfAbsent(address, a -> metrics.addGroup("server", a.toString())
           .counter("changesSent", new ThreadSafeSimpleCounter()));
       lanes[shard][0] = new Lane(shard, false, stub, serverChanges, metrics);
@@ -245,8 +239,6 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
   @Override
   public void close() throws Exception {
     retries.shutdownNow();
-    for (ManagedChannel channel : channels.values()) {
-      channel.shutdownNow();
-    }
+    cluster.close();
   }
 }

@@ -3,6 +3,7 @@ package io.evenkeel.launcher.local;
 import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.launcher.EvenkeelHome;
 import io.evenkeel.launcher.UserError;
+import io.evenkeel.router.policy.PolicySpec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -132,7 +133,7 @@ public final class LocalCommand implements Callable<Integer> {
     printWelcome(info, options, out);
 
     long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-    try (StatusLine status = new StatusLine(info, stack.shardChannels(), stack.layout())) {
+    try (StatusLine status = new StatusLine(info, stack.cluster(), stack.shardServers(), stack.layout())) {
       // Fixed rate: gathering a status line takes time of its own on a busy machine.
       long nextLine = System.nanoTime() + statusInterval.toNanos();
       while (true) {
@@ -201,8 +202,10 @@ public final class LocalCommand implements Callable<Integer> {
       throw new UserError("--shards must be >= --shard-servers (each server hosts at least one); got: " + shards
           + " shards for " + shardServers + " servers");
     }
-    if (!(policy.equals("hashing") || policy.equals("dynamic") || policy.matches("double:\\d+"))) {
-      throw new UserError("--policy must be hashing, double:L or dynamic; got: '" + policy + "'");
+    try {
+      PolicySpec.parse(policy);
+    } catch (IllegalArgumentException e) {
+      throw new UserError("--policy: " + e.getMessage());
     }
     if (!noReplay && !(replayRate > 0)) {
       throw new UserError("--replay-rate must be > 0 (use --no-replay for none); got: " + replayRate);

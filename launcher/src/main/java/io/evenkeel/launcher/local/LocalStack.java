@@ -6,11 +6,10 @@ import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.launcher.EvenkeelHome;
 import io.evenkeel.launcher.JvmFlags;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.StatsRequest;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -42,7 +41,8 @@ final class LocalStack implements AutoCloseable {
   private final List<String> jvmFlags = JvmFlags.all();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final ClusterClient cluster = new ClusterClient();
+  private final List<ShardAddress> shardServers = new ArrayList<>();
   private final StackLayout layout;
   private volatile boolean stopping;
   private Consumer<ChildProcess> onDeath = dead -> {};
@@ -93,11 +93,10 @@ final class LocalStack implements AutoCloseable {
           .toList(), log("shard-server-" + i)));
       shardProcesses.add(server);
       servers.add(new StackInfo.ShardServer(address, layout.firstShard(i), layout.lastShard(i)));
-      channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", ports.shardServer(i),
-          InsecureChannelCredentials.create()).build());
+      shardServers.add(new ShardAddress("127.0.0.1", ports.shardServer(i)));
     }
     for (int i = 0; i < shardProcesses.size(); i++) {
-      ShardServiceGrpc.ShardServiceBlockingStub stub = ShardServiceGrpc.newBlockingStub(channels.get(i));
+      ShardServiceGrpc.ShardServiceBlockingStub stub = cluster.blockingStub(shardServers.get(i));
       int first = layout.firstShard(i);
       shardProcesses.get(i).awaitReady(READY_TIMEOUT, () -> {
         stub.withDeadlineAfter(2, TimeUnit.SECONDS).stats(StatsRequest.newBuilder().setShard(first).build());
@@ -205,8 +204,13 @@ final class LocalStack implements AutoCloseable {
     out.flush();
   }
 
-  List<ManagedChannel> shardChannels() {
-    return channels;
+  ClusterClient cluster() {
+    return cluster;
+  }
+
+  /** The shard servers in start order; server i holds the layout's shards of server i. */
+  List<ShardAddress> shardServers() {
+    return shardServers;
   }
 
   StackLayout layout() {
@@ -244,6 +248,6 @@ final class LocalStack implements AutoCloseable {
         out.flush();
       }
     }
-    channels.forEach(ManagedChannel::shutdownNow);
+    cluster.close();
   }
 }

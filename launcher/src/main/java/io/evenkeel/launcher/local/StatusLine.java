@@ -1,5 +1,7 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
@@ -7,7 +9,6 @@ import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
-import io.grpc.ManagedChannel;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -32,14 +33,16 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class StatusLine implements AutoCloseable {
   private final StackInfo info;
-  private final List<ManagedChannel> servers;
+  private final ClusterClient cluster;
+  private final List<ShardAddress> servers;
   private final StackLayout layout;
   private final Admin kafka;
   private final CuratorFramework zookeeper;
   private final RuleListClient rules;
 
-  StatusLine(StackInfo info, List<ManagedChannel> servers, StackLayout layout) throws Exception {
+  StatusLine(StackInfo info, ClusterClient cluster, List<ShardAddress> servers, StackLayout layout) throws Exception {
     this.info = info;
+    this.cluster = cluster;
     this.servers = servers;
     this.layout = layout;
     this.kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, info.bootstrapServers(),
@@ -58,7 +61,7 @@ final class StatusLine implements AutoCloseable {
     double writes = 0;
     long lag = 0;
     for (int i = 0; i < servers.size(); i++) {
-      ShardServiceGrpc.ShardServiceBlockingStub stub = ShardServiceGrpc.newBlockingStub(servers.get(i));
+      ShardServiceGrpc.ShardServiceBlockingStub stub = cluster.blockingStub(servers.get(i));
       for (int shard = layout.firstShard(i); shard <= layout.lastShard(i); shard++) {
         ShardStats stats = stub.withDeadlineAfter(2, TimeUnit.SECONDS)
             .stats(StatsRequest.newBuilder().setShard(shard).build());

@@ -5,16 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -48,11 +46,12 @@ class LocalStackIT {
   @TempDir Path dir;
   private Process stack;
   private final List<String> output = new CopyOnWriteArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final ClusterClient cluster = new ClusterClient();
+  private final List<ShardAddress> servers = new ArrayList<>();
 
   @AfterEach
   void cleanUp() throws InterruptedException {
-    channels.forEach(ManagedChannel::shutdownNow);
+    cluster.close();
     if (stack != null && stack.isAlive()) {
       stack.descendants().forEach(ProcessHandle::destroyForcibly);
       stack.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
@@ -76,8 +75,7 @@ class LocalStackIT {
     List<ProcessHandle> children = stack.descendants().toList();
     assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job").hasSizeGreaterThanOrEqualTo(6);
     for (int i = 0; i < SERVERS; i++) {
-      channels.add(Grpc.newChannelBuilderForAddress("127.0.0.1", base + 10 + i, InsecureChannelCredentials.create())
-          .maxInboundMessageSize(256 * 1024 * 1024).build());
+      servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
 
     Map<List<Long>, String> expected = new HashMap<>();
@@ -204,7 +202,7 @@ class LocalStackIT {
   private Map<List<Long>, String> shardContents() throws Exception {
     Map<List<Long>, String> rows = new HashMap<>();
     for (int shard = 0; shard < SHARDS; shard++) {
-      SearchResponse response = ShardServiceGrpc.newBlockingStub(channels.get(shard / (SHARDS / SERVERS)))
+      SearchResponse response = cluster.blockingStub(servers.get(shard / (SHARDS / SERVERS)))
           .withDeadlineAfter(30, TimeUnit.SECONDS)
           .search(SearchRequest.newBuilder().setShard(shard)
               .setQuery(Query.newBuilder().setLimit(100_000).setIncludeRows(true).setTrackTotal(true)).build());

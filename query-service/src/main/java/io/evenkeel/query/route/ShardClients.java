@@ -3,6 +3,7 @@ package io.evenkeel.query.route;
 import com.google.common.util.concurrent.ListenableFuture;
 import io.evenkeel.query.QueryException;
 import io.evenkeel.query.ShardFailure;
+import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.shard.FetchRequest;
@@ -15,9 +16,6 @@ import io.evenkeel.schemas.shard.SearchShardsRequest;
 import io.evenkeel.schemas.shard.ShardError;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.grpc.Deadline;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,17 +36,13 @@ import java.util.function.Function;
  * whether a partial answer will do. A shard that rejects the query as invalid makes the whole query a 400.
  */
 public final class ShardClients implements AutoCloseable {
-  /** Rows of a full fetch can be large: up to 100,000 rows per shard. */
-  private static final int MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
-
   private final ShardPlacement placement;
-  private final Map<ShardAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final ClusterClient cluster = new ClusterClient();
 
   public ShardClients(ShardPlacement placement) {
     this.placement = placement;
-    // Connect now: a channel connects lazily, and on a loaded machine the first query's deadline could pass while
-    // it is still connecting to every server.
-    placement.primaries().values().stream().distinct().forEach(address -> channel(address).getState(true));
+    // On a loaded machine the first query's deadline could pass while it is still connecting to every server.
+    cluster.connect(placement.primaries().values());
   }
 
   /** The answers that came, by shard, and the shards that failed. */
@@ -100,7 +93,7 @@ public final class ShardClients implements AutoCloseable {
     }
     Map<ShardAddress, ListenableFuture<R>> pending = new LinkedHashMap<>();
     byServer.forEach((address, serverShards) -> pending.put(address,
-        call.apply(ShardServiceGrpc.newFutureStub(channel(address)).withDeadline(deadline), serverShards)));
+        call.apply(cluster.futureStub(address).withDeadline(deadline), serverShards)));
     Map<Integer, T> answered = new HashMap<>();
     for (Map.Entry<ShardAddress, ListenableFuture<R>> entry : pending.entrySet()) {
       String address = entry.getKey().toString();
@@ -144,18 +137,8 @@ public final class ShardClients implements AutoCloseable {
     return new FanOut<>(responses, failures);
   }
 
-  private ManagedChannel channel(ShardAddress address) {
-    return channels.computeIfAbsent(address, a -> Grpc
-        .newChannelBuilderForAddress(a.host(), a.port(), InsecureChannelCredentials.create())
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-        // Answers only complete futures that the caller waits on: no need to hand them to another thread first.
-        .directExecutor()
-        .build());
-  }
-
   @Override
   public void close() {
-    channels.values().forEach(ManagedChannel::shutdownNow);
-    channels.clear();
+    cluster.close();
   }
 }
