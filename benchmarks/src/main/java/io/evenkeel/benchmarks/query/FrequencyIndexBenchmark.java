@@ -14,7 +14,7 @@ import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.shard.server.ShardSettings;
+import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
 import java.nio.file.Files;
 import java.nio.file.Path;

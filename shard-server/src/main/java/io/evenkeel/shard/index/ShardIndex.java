@@ -1,8 +1,8 @@
 package io.evenkeel.shard.index;
 
 import io.evenkeel.schemas.ChangeOp;
-import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.io.Closeable;
@@ -16,26 +16,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
-import org.apache.lucene.codecs.FilterCodec;
-import org.apache.lucene.codecs.PostingsFormat;
-import org.apache.lucene.codecs.StoredFieldsFormat;
-import org.apache.lucene.codecs.StoredFieldsReader;
-import org.apache.lucene.codecs.StoredFieldsWriter;
-import org.apache.lucene.codecs.lucene90.Lucene90StoredFieldsFormat;
-import org.apache.lucene.codecs.lucene90.compressing.Lucene90CompressingStoredFieldsFormat;
-import org.apache.lucene.codecs.bloom.BloomFilteringPostingsFormat;
-import org.apache.lucene.codecs.lucene912.Lucene912Codec;
-import org.apache.lucene.codecs.lucene912.Lucene912PostingsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.FieldInfos;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
-import org.apache.lucene.index.SegmentInfo;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
@@ -45,7 +33,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.store.IOContext;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 
@@ -103,55 +90,6 @@ public final class ShardIndex implements Closeable {
     this.writer = new IndexWriter(directory, config);
     this.searchers = new SearcherManager(writer, true, false, ShardSearcher.factory());
     searchers.addListener(versions);
-  }
-
-  /**
-   * The default codec with a bloom filter on the id field: every write looks its id up in every segment, and most
-   * writes are inserts of ids no segment holds, which the filter rejects without touching the terms dictionary.
-   * Segments record the per-field format by name, so readers need only lucene-codecs on the classpath.
-   */
-  private static final class IdBloomFilterCodec extends Lucene912Codec {
-    private final PostingsFormat ids = new BloomFilteringPostingsFormat(new Lucene912PostingsFormat());
-
-    @Override
-    public PostingsFormat getPostingsFormatForField(String field) {
-      return IndexFields.ID.equals(field) ? ids : super.getPostingsFormatForField(field);
-    }
-  }
-
-  /**
-   * The shards' codec: {@link IdBloomFilterCodec}, with stored rows compressed in blocks of 16 kB instead of 80 kB.
-   * Lucene decompresses a block's dictionary and the sub-block holding a row to read that row: ~2.4 kB instead of
-   * ~12 kB, for every row a fetch returns. The files stay Lucene's fast stored-fields format, whose reader takes the
-   * block layout from the file, so the default codec reads them (tested).
-   */
-  private static final class ShardCodec extends FilterCodec {
-    private static final int STORED_BLOCK_BYTES = 16 * 1024;
-    private final StoredFieldsFormat standard = new Lucene90StoredFieldsFormat(Lucene90StoredFieldsFormat.Mode.BEST_SPEED);
-    private final StoredFieldsFormat smallBlocks = new Lucene90CompressingStoredFieldsFormat(
-        "Lucene90StoredFieldsFastData", Lucene90StoredFieldsFormat.BEST_SPEED_MODE, STORED_BLOCK_BYTES, 1024, 10);
-
-    ShardCodec() {
-      super("Lucene912", new IdBloomFilterCodec());
-    }
-
-    @Override
-    public StoredFieldsFormat storedFieldsFormat() {
-      return new StoredFieldsFormat() {
-        @Override
-        public StoredFieldsReader fieldsReader(Directory directory, SegmentInfo segment, FieldInfos fields,
-            IOContext context) throws IOException {
-          return standard.fieldsReader(directory, segment, fields, context);
-        }
-
-        @Override
-        public StoredFieldsWriter fieldsWriter(Directory directory, SegmentInfo segment, IOContext context)
-            throws IOException {
-          segment.putAttribute(Lucene90StoredFieldsFormat.MODE_KEY, Lucene90StoredFieldsFormat.Mode.BEST_SPEED.name());
-          return smallBlocks.fieldsWriter(directory, segment, context);
-        }
-      };
-    }
   }
 
   private String hotAttributesKey() {

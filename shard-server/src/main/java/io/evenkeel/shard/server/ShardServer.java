@@ -1,5 +1,7 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.shard.engine.Shard;
+import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.grpc.ShardGrpcService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;

@@ -1,6 +1,7 @@
 package io.evenkeel.shard.server;
 
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,9 +14,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Runs a shard server process. Prints {@code PORT: <n>} once it serves, so a parent process can find a port chosen

@@ -1,4 +1,4 @@
-package io.evenkeel.shard.server;
+package io.evenkeel.shard.engine;
 
 import static io.evenkeel.shard.testing.TestRows.BATCHES;
 import static io.evenkeel.shard.testing.TestRows.batch;

@@ -1,4 +1,4 @@
-package io.evenkeel.shard.server;
+package io.evenkeel.shard.engine;
 
 import io.evenkeel.shard.translog.Durability;
 import java.util.Set;

@@ -1,11 +1,11 @@
-package io.evenkeel.shard.server;
+package io.evenkeel.shard.engine;
 
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardStats;
-import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.shard.index.IndexFields;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardIndex;

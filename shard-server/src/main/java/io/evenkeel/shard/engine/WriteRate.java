@@ -1,4 +1,4 @@
-package io.evenkeel.shard.server;
+package io.evenkeel.shard.engine;
 
 /** Changes per second over the last {@link #WINDOW_SECONDS} whole seconds. */
 final class WriteRate {
