@@ -157,6 +157,20 @@ public final class ChildProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** SIGKILL, waiting (at most 30 s) until the child is gone. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** Sends the signal {@code name} ({@code STOP}, {@code CONT}, ...) with {@code kill}. */
+  public void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   /** {@link #stop} with a 30 s grace period. */
   @Override
   public void close() throws InterruptedException {

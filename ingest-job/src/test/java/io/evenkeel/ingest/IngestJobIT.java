@@ -2,13 +2,15 @@ package io.evenkeel.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
-import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -18,7 +20,6 @@ import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.StatsRequest;
-import io.evenkeel.shard.testing.ShardServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -230,13 +231,11 @@ class IngestJobIT {
     Map<Integer, List<TransactionLogChange>> byShard = new HashMap<>();
     for (long row = 0; row < 5_000; row++) {
       long tenant = row % 5 < 3 ? 7 : 100 + row % 400;
-      TransactionLogChange change = io.evenkeel.shard.testing.TestRows.insert(tenant, row, 1).build();
+      TransactionLogChange change = TransactionLogChange.newBuilder().setOp(ChangeOp.INSERT).setTenantId(tenant)
+          .setRowId(row).setCreatedTime(1_000 + row).setModifiedTime(1_000 + row).setVersion(1).build();
       byShard.computeIfAbsent(hashing.shardFor(change), s -> new ArrayList<>()).add(change);
     }
-    byShard.forEach((shard, changes) -> server(shard).stub().withDeadlineAfter(30, TimeUnit.SECONDS).write(
-        io.evenkeel.schemas.shard.WriteRequest.newBuilder().setShard(shard).setBatch(com.google.protobuf.ByteString
-            .copyFrom(io.evenkeel.shard.testing.TestRows.BATCHES.encode(
-                io.evenkeel.shard.testing.TestRows.batch(shard, 1, changes, true)))).build()));
+    byShard.forEach((shard, changes) -> server(shard).write(shard, changes, true));
 
     submit(new Configuration());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -3,13 +3,12 @@ package io.evenkeel.launcher.local;
 import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.launcher.EvenkeelHome;
 import io.evenkeel.launcher.JvmFlags;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
-import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -81,28 +79,24 @@ final class LocalStack implements AutoCloseable {
 
     // Shard servers start together: each is a JVM start plus opening its shards, mostly waiting.
     List<StackInfo.ShardServer> servers = new ArrayList<>();
-    List<ChildProcess> shardProcesses = new ArrayList<>();
+    List<ShardServerProcess> shardProcesses = new ArrayList<>();
     t = step("shard servers");
     for (int i = 0; i < ports.shardServers(); i++) {
-      String address = "127.0.0.1:" + ports.shardServer(i);
-      String shards = layout.firstShard(i) + "-" + layout.lastShard(i);
-      ChildProcess server = supervise(ChildProcess.start("shard-server-" + i, JavaCommand.jar(home.shardServerJar())
-          .heap("512m").jvmOptions(jvmFlags)
-          .args("--shards", shards, "--port", Integer.toString(ports.shardServer(i)),
-              "--data-dir", options.dataDir().resolve("shards").resolve("server-" + i).toString())
-          .toList(), log("shard-server-" + i)));
+      String name = "shard-server-" + i;
+      ShardAddress address = new ShardAddress("127.0.0.1", ports.shardServer(i));
+      ShardServerProcess server = ShardServerProcess.launch(name,
+          JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags),
+          options.dataDir().resolve("shards").resolve("server-" + i), address.port(), log(name),
+          List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
+      supervise(server.process());
       shardProcesses.add(server);
-      servers.add(new StackInfo.ShardServer(address, layout.firstShard(i), layout.lastShard(i)));
-      shardServers.add(new ShardAddress("127.0.0.1", ports.shardServer(i)));
+      shardServers.add(address);
+      servers.add(new StackInfo.ShardServer(address.toString(), layout.firstShard(i), layout.lastShard(i)));
     }
     for (int i = 0; i < shardProcesses.size(); i++) {
-      ShardServiceGrpc.ShardServiceBlockingStub stub = cluster.blockingStub(shardServers.get(i));
-      int first = layout.firstShard(i);
-      shardProcesses.get(i).awaitReady(READY_TIMEOUT, () -> {
-        stub.withDeadlineAfter(2, TimeUnit.SECONDS).stats(StatsRequest.newBuilder().setShard(first).build());
-        return true;
-      });
-      ready("shard-server-" + i, servers.get(i).address() + " (shards " + first + "-" + layout.lastShard(i) + ")", t);
+      shardProcesses.get(i).awaitReady(READY_TIMEOUT);
+      ready("shard-server-" + i, servers.get(i).address() + " (shards " + layout.firstShard(i) + "-"
+          + layout.lastShard(i) + ")", t);
     }
 
     t = step("ingest-job");

@@ -1,16 +1,12 @@
 package io.evenkeel.query.testing;
 
+import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
-import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
-import io.evenkeel.schemas.shard.WriteRequest;
-import io.evenkeel.shard.testing.ShardServerProcess;
-import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,21 +14,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Shard server processes holding N shards (consecutive ranges split evenly), loaded through a routing policy, and a
  * query service with its HTTP server in this JVM in front of them.
  */
 public final class TestCluster implements AutoCloseable {
-  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
-
   private final int numShards;
   private final RoutingPolicy policy;
   private final List<ShardServerProcess> servers = new ArrayList<>();
   private final List<int[]> shardsOf = new ArrayList<>();
   private final List<AutoCloseable> services = new ArrayList<>();
-  private long batchSequence;
 
   private TestCluster(int numShards, RoutingPolicy policy) {
     this.numShards = numShards;
@@ -89,11 +81,7 @@ public final class TestCluster implements AutoCloseable {
     byShard.forEach((shard, list) -> {
       ShardServerProcess server = serverOf(shard);
       for (int from = 0; from < list.size(); from += 1_000) {
-        ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard).setSender("query-service-test")
-            .setBatchSequence(batchSequence++).setSentTime(System.currentTimeMillis()).setWaitForRefresh(true)
-            .setChanges(list.subList(from, Math.min(list.size(), from + 1_000))).build();
-        server.stub().withDeadlineAfter(60, TimeUnit.SECONDS).write(WriteRequest.newBuilder().setShard(shard)
-            .setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
+        server.write(shard, list.subList(from, Math.min(list.size(), from + 1_000)), true);
       }
     });
   }

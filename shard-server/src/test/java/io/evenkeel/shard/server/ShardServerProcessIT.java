@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.shard.Filter;
@@ -15,7 +16,6 @@ import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.schemas.shard.Term;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.shard.WriteRequest;
-import io.evenkeel.shard.testing.ShardServerProcess;
 import io.evenkeel.shard.testing.TestRows;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
