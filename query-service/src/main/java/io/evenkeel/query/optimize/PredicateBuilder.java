@@ -1,9 +1,9 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.query.QueryException;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.expr.Op;
 import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
