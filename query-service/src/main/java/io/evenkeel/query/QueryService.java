@@ -1,10 +1,12 @@
 package io.evenkeel.query;
 
 import io.evenkeel.query.execute.QueryExecution;
+import io.evenkeel.query.http.SqlService;
 import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.optimize.PlanPrinter;
 import io.evenkeel.query.optimize.QueryPlan;
+import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.query.parse.StatementParser;
 import io.evenkeel.query.result.QueryResult;
@@ -25,7 +27,7 @@ import java.util.function.Supplier;
  * Answers SQL on {@code transaction_logs} from the shard servers: parse, optimize, route, query the shards in
  * parallel under one deadline, merge. Thread-safe; one instance serves every request.
  */
-public final class QueryService implements AutoCloseable {
+public final class QueryService implements SqlService, AutoCloseable {
   private final ShardRouter router;
   private final ShardClients clients;
   private final Optimizer optimizer;
@@ -95,10 +97,7 @@ public final class QueryService implements AutoCloseable {
     }
   }
 
-  /**
-   * Runs one statement. With {@code allowPartial}, shards that fail are reported in the result instead of failing
-   * the query with a 504.
-   */
+  @Override
   public QueryResult execute(String sql, List<Object> params, boolean allowPartial) {
     long started = System.nanoTime();
     SelectStatement statement = StatementParser.parse(sql, params);
@@ -119,7 +118,7 @@ public final class QueryService implements AutoCloseable {
         execution.shardSearchMicros());
   }
 
-  /** Attribute keys by how often queries filtered or read them: the input for choosing hot keys. */
+  @Override
   public AttributeFrequency attributeFrequency() {
     return attributeFrequency;
   }
