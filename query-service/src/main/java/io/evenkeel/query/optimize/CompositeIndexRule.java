@@ -1,6 +1,10 @@
 package io.evenkeel.query.optimize;
 
 import io.evenkeel.query.expr.Op;
+import io.evenkeel.query.normalize.Field;
+import io.evenkeel.query.normalize.MergeRanges;
+import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.Values;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,6 +2,9 @@ package io.evenkeel.query.optimize;
 
 import io.evenkeel.query.expr.AggregateFunction;
 import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.normalize.Normalizer;
+import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.PredicateBuilder;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
