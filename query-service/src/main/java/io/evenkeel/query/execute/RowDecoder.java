@@ -15,7 +15,8 @@ final class RowDecoder {
     try {
       return TableRow.of(ROWS.decode(bytes));
     } catch (MalformedRecordException e) {
-      throw new IllegalStateException("a shard returned a row that is not a TransactionLogChange: " + e.getMessage(), e);
+      throw new IllegalStateException("a shard returned a row that is not a TransactionLogChange: " + e.getMessage(),
+          e);
     }
   }
 }

@@ -72,8 +72,10 @@ final class CompositeIndexRule implements AccessRule {
       if (range != null) {
         Predicate.Range r = MergeRanges.asRange(range);
         covers.add(range);
-        lower = extend(lower, List.of(r.lower() == null ? Long.MIN_VALUE : Values.ceilLong(r.lower(), r.lowerInclusive())));
-        upper = extend(upper, List.of(r.upper() == null ? Long.MAX_VALUE : Values.floorLong(r.upper(), r.upperInclusive())));
+        lower = extend(lower,
+            List.of(r.lower() == null ? Long.MIN_VALUE : Values.ceilLong(r.lower(), r.lowerInclusive())));
+        upper = extend(upper,
+            List.of(r.upper() == null ? Long.MAX_VALUE : Values.floorLong(r.upper(), r.upperInclusive())));
       }
       break;
     }
