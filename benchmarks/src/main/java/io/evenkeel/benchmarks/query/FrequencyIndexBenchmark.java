@@ -5,10 +5,10 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.mean;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
-import io.evenkeel.query.QueryResult;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.expr.TableRow;
 import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.expr;
 
-import io.evenkeel.query.QueryException;
+import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;

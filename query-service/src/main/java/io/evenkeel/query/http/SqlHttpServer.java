@@ -7,10 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.evenkeel.query.QueryException;
-import io.evenkeel.query.QueryResult;
-import io.evenkeel.query.QueryService;
-import io.evenkeel.query.ShardFailure;
+import io.evenkeel.query.result.QueryException;
+import io.evenkeel.query.result.QueryResult;
+import io.evenkeel.query.result.ShardFailure;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -52,11 +51,11 @@ public final class SqlHttpServer implements AutoCloseable {
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
-  private final QueryService service;
+  private final SqlService service;
   private final Server server;
   private final ServerConnector connector;
 
-  public SqlHttpServer(QueryService service, String host, int port) {
+  public SqlHttpServer(SqlService service, String host, int port) {
     this.service = service;
     this.server = new Server();
     this.connector = new ServerConnector(server);

@@ -3,6 +3,7 @@ package io.evenkeel.query.merge;
 import io.evenkeel.query.expr.AggregateFunction;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Value;
 import java.math.BigDecimal;
@@ -41,7 +42,7 @@ final class Accumulator {
     switch (aggregate.function()) {
       case SUM, AVG -> {
         if (!SqlValues.isNumber(value)) {
-          throw io.evenkeel.query.QueryException.invalid(aggregate.function() + " needs numbers; got "
+          throw QueryException.invalid(aggregate.function() + " needs numbers; got "
               + SqlValues.describe(value) + " in " + aggregate);
         }
         BigDecimal number = SqlValues.decimal(value);

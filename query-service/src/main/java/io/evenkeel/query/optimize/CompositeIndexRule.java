@@ -1,6 +1,10 @@
 package io.evenkeel.query.optimize;
 
 import io.evenkeel.query.expr.Op;
+import io.evenkeel.query.normalize.Field;
+import io.evenkeel.query.normalize.MergeRanges;
+import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.Values;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -68,8 +72,10 @@ final class CompositeIndexRule implements AccessRule {
       if (range != null) {
         Predicate.Range r = MergeRanges.asRange(range);
         covers.add(range);
-        lower = extend(lower, List.of(r.lower() == null ? Long.MIN_VALUE : Values.ceilLong(r.lower(), r.lowerInclusive())));
-        upper = extend(upper, List.of(r.upper() == null ? Long.MAX_VALUE : Values.floorLong(r.upper(), r.upperInclusive())));
+        lower = extend(lower,
+            List.of(r.lower() == null ? Long.MIN_VALUE : Values.ceilLong(r.lower(), r.lowerInclusive())));
+        upper = extend(upper,
+            List.of(r.upper() == null ? Long.MAX_VALUE : Values.floorLong(r.upper(), r.upperInclusive())));
       }
       break;
     }

@@ -1,5 +1,7 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.query.normalize.Field;
+import io.evenkeel.query.normalize.Predicate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

@@ -1,5 +1,6 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.schemas.shard.AccessPath;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.CompositeRange;

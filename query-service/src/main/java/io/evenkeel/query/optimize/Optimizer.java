@@ -1,11 +1,14 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.query.QueryException;
 import io.evenkeel.query.expr.AggregateFunction;
 import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.normalize.Normalizer;
+import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.PredicateBuilder;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.SortField;
 import io.evenkeel.schemas.table.Column;

@@ -1,8 +1,13 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.query.normalize.FactorCommonConjuncts;
+import io.evenkeel.query.normalize.FlattenAndFold;
+import io.evenkeel.query.normalize.MergeEqualsIntoIn;
+import io.evenkeel.query.normalize.MergeRanges;
+import io.evenkeel.query.normalize.NormalizationRule;
 import java.util.List;
 
-/** Every optimizer rule, registered here and applied in this order. */
+/** Every optimizer rule, registered here and applied in this order (the normalization rules are in normalize). */
 public final class OptimizerRules {
   /** Normalization: simplify, merge same-field predicates, lift shared conjuncts. */
   public static final List<NormalizationRule> NORMALIZATION = List.of(

@@ -1,5 +1,6 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.query.normalize.Predicate;
 import java.util.List;
 
 /** Whatever is left uses its own column's index: the inverted index for keywords and text, points for numbers. */

@@ -1,5 +1,6 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.query.normalize.Predicate;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.evenkeel.query.parse;
 
-import io.evenkeel.query.QueryException;
 import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.result.QueryException;
 import java.util.List;
 
 /**

@@ -1,6 +1,6 @@
 package io.evenkeel.query.parse;
 
-import io.evenkeel.query.QueryException;
+import io.evenkeel.query.result.QueryException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 

@@ -1,8 +1,8 @@
 package io.evenkeel.query.route;
 
 import com.google.common.util.concurrent.ListenableFuture;
-import io.evenkeel.query.QueryException;
-import io.evenkeel.query.ShardFailure;
+import io.evenkeel.query.result.QueryException;
+import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;

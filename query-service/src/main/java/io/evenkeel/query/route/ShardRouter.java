@@ -1,6 +1,6 @@
 package io.evenkeel.query.route;
 
-import io.evenkeel.query.optimize.Predicate;
+import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.router.ShardRange;
 import io.evenkeel.router.policy.RoutingPolicy;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package io.evenkeel.query.route;
 
-import io.evenkeel.query.optimize.Field;
-import io.evenkeel.query.optimize.Predicate;
 import io.evenkeel.query.expr.Op;
 import io.evenkeel.query.expr.SqlValues;
-import io.evenkeel.query.optimize.Values;
+import io.evenkeel.query.normalize.Field;
+import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.Values;
 import java.math.BigDecimal;
 import java.util.HashSet;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.evenkeel.query.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.evenkeel.query.QueryException;
 import io.evenkeel.query.expr.Expr;
+import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;

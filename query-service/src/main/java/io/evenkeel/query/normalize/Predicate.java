@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.expr.Op;

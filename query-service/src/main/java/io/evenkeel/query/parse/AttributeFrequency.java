@@ -1,7 +1,6 @@
-package io.evenkeel.query;
+package io.evenkeel.query.parse;
 
 import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.parse.SelectStatement;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,12 +12,14 @@ import java.util.stream.Collectors;
 
 /**
  * How many queries used each attribute key ({@code attr('k')} anywhere in the statement): frequency-based indexing
- * gives the most used keys their own index fields on the shards.
+ * gives the most used keys their own index fields on the shards. Thread-safe; the service records every statement it
+ * parses.
  */
 public final class AttributeFrequency {
   private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
 
-  void record(SelectStatement statement) {
+  /** Counts the statement once for each attribute key it uses. */
+  public void record(SelectStatement statement) {
     Set<String> keys = new HashSet<>();
     statement.items().forEach(item -> collect(item.expr(), keys));
     collect(statement.where(), keys);

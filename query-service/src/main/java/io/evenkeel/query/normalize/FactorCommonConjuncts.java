@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -11,7 +11,7 @@ import java.util.Set;
  * branch is only the shared part, the OR is absorbed: {@code a OR (a AND b)} is {@code a}. Unlike a full CNF
  * conversion it never grows the tree.
  */
-final class FactorCommonConjuncts implements NormalizationRule {
+public final class FactorCommonConjuncts implements NormalizationRule {
   @Override
   public String name() {
     return "FactorCommonConjuncts";

@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.ColumnType;

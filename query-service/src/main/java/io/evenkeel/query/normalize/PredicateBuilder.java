@@ -1,9 +1,9 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.QueryException;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.expr.Op;
 import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +14,10 @@ import java.util.List;
  * becomes a {@link Predicate.Residual} the service evaluates. A comparison with NULL is never TRUE, negated or not.
  * Types are checked here: a keyword compares only with strings, a number only with numbers.
  */
-final class PredicateBuilder {
+public final class PredicateBuilder {
   private PredicateBuilder() {}
 
-  static Predicate build(Expr where) {
+  public static Predicate build(Expr where) {
     return where == null ? Predicate.Constant.TRUE : build(where, false);
   }
 

@@ -1,20 +1,20 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** Applies the normalization rules bottom-up until no rule changes the tree. */
-final class Normalizer {
+public final class Normalizer {
   /** Each pass shrinks or merges the tree; a handful suffices, the bound only guards against a rule bug. */
   private static final int MAX_PASSES = 32;
 
   private final List<NormalizationRule> rules;
 
-  Normalizer(List<NormalizationRule> rules) {
+  public Normalizer(List<NormalizationRule> rules) {
     this.rules = List.copyOf(rules);
   }
 
-  Predicate normalize(Predicate predicate) {
+  public Predicate normalize(Predicate predicate) {
     for (int pass = 0; pass < MAX_PASSES; pass++) {
       Predicate next = pass(predicate);
       if (next.equals(predicate)) {

@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 /** Flattens nested AND/OR, drops duplicate children, and folds constants: (a AND TRUE) is a, (a OR TRUE) TRUE. */
-final class FlattenAndFold implements NormalizationRule {
+public final class FlattenAndFold implements NormalizationRule {
   @Override
   public String name() {
     return "FlattenAndFold";

@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import io.evenkeel.query.expr.Op;
 import java.util.ArrayList;
@@ -10,7 +10,7 @@ import java.util.Map;
  * {@code c = 1 OR c = 2 OR c IN (3)} is {@code c IN (1, 2, 3)}: one terms lookup instead of a union of three. The
  * dual, {@code c != 1 AND c NOT IN (2)}, is {@code c NOT IN (1, 2)}.
  */
-final class MergeEqualsIntoIn implements NormalizationRule {
+public final class MergeEqualsIntoIn implements NormalizationRule {
   @Override
   public String name() {
     return "MergeEqualsIntoIn";

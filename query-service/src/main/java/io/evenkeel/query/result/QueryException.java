@@ -1,4 +1,4 @@
-package io.evenkeel.query;
+package io.evenkeel.query.result;
 
 import java.util.List;
 

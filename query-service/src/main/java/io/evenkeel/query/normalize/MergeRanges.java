@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 import io.evenkeel.query.expr.Op;
 import io.evenkeel.query.expr.SqlValues;
@@ -11,7 +11,7 @@ import java.util.Map;
  * ANDed bounds on one field become one range: {@code t >= 5 AND t < 9 AND t <= 7} is {@code t >= 5 AND t <= 7}, one
  * points query (and the form the composite index rule matches). Contradictory bounds make the AND FALSE.
  */
-final class MergeRanges implements NormalizationRule {
+public final class MergeRanges implements NormalizationRule {
   @Override
   public String name() {
     return "MergeRanges";
@@ -47,7 +47,8 @@ final class MergeRanges implements NormalizationRule {
     return new Predicate.And(children);
   }
 
-  static Predicate.Range asRange(Predicate predicate) {
+  /** A range or a one-sided comparison as a range; null for any other predicate. */
+  public static Predicate.Range asRange(Predicate predicate) {
     if (predicate instanceof Predicate.Range range) {
       return range;
     }

@@ -1,4 +1,4 @@
-package io.evenkeel.query.optimize;
+package io.evenkeel.query.normalize;
 
 /**
  * One rewrite of a predicate node into an equivalent, simpler one. {@link #rewrite} returns the node itself when the

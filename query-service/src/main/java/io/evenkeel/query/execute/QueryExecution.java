@@ -1,0 +1,175 @@
+package io.evenkeel.query.execute;
+
+import io.evenkeel.query.expr.Evaluator;
+import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.query.merge.Groups;
+import io.evenkeel.query.merge.RowMerger;
+import io.evenkeel.query.merge.ValueOrder;
+import io.evenkeel.query.optimize.Optimizer;
+import io.evenkeel.query.optimize.QueryPlan;
+import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.query.result.QueryException;
+import io.evenkeel.query.result.ShardFailure;
+import io.evenkeel.query.route.Route;
+import io.evenkeel.query.route.ShardClients;
+import io.evenkeel.schemas.shard.FetchResponse;
+import io.evenkeel.schemas.shard.Hit;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.RowId;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.grpc.Deadline;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One query's run against its shards: the plan's mode decides the shard calls (two phases, candidate rows, or
+ * partial aggregates), then the rows are merged. Shard failures fail the query unless a partial answer is allowed;
+ * then they are collected in {@link #failures()}. One instance per query.
+ */
+public final class QueryExecution {
+  private final ShardClients clients;
+  private final QueryPlan plan;
+  private final SelectStatement statement;
+  private final int[] shards;
+  private final boolean allowPartial;
+  private final Deadline deadline;
+  private final Evaluator evaluator = new Evaluator();
+  private final List<ShardFailure> failures = new ArrayList<>();
+  private long shardSearchMicros;
+
+  public QueryExecution(ShardClients clients, QueryPlan plan, Route route, boolean allowPartial, Deadline deadline) {
+    this.clients = clients;
+    this.plan = plan;
+    this.statement = plan.statement();
+    this.shards = route.shards();
+    this.allowPartial = allowPartial;
+    this.deadline = deadline;
+  }
+
+  /** The output rows, in order. */
+  public List<List<Object>> run() {
+    return switch (plan.mode()) {
+      case TWO_PHASE -> twoPhase();
+      case ROWS -> RowMerger.sortAndProject(fetchCandidates(), statement, evaluator);
+      case AGGREGATE_ON_SHARDS -> aggregateOnShards();
+      case AGGREGATE_ROWS -> {
+        Groups groups = new Groups(statement, plan.aggregates(), evaluator);
+        fetchCandidates().forEach(groups::add);
+        yield groups.rows();
+      }
+    };
+  }
+
+  /** The shards that failed, when a partial answer is allowed (empty otherwise: a failure throws). */
+  public List<ShardFailure> failures() {
+    return failures;
+  }
+
+  /** The shards' own search time, summed over the shards. */
+  public long shardSearchMicros() {
+    return shardSearchMicros;
+  }
+
+  /**
+   * Phase one: every shard's top ids and sort keys; merge; phase two: fetch only the page's rows. When doc values
+   * cover the select list, the hits carry their columns and are the rows: no phase two.
+   */
+  private List<List<Object>> twoPhase() {
+    Query query = Query.newBuilder().setFilter(plan.filter()).addAllSort(plan.sort())
+        .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
+        .addAllColumns(plan.hitColumns()).build();
+    Map<Integer, SearchResponse> responses = search(query);
+    List<RowMerger.ShardHit> hits = new ArrayList<>();
+    responses.forEach((shard, response) -> {
+      for (Hit hit : response.getHitsList()) {
+        List<Object> sortValues = new ArrayList<>(hit.getSortValuesCount());
+        hit.getSortValuesList().forEach(value -> sortValues.add(ValueOrder.fromShard(value)));
+        hits.add(new RowMerger.ShardHit(shard, hit, sortValues));
+      }
+    });
+    List<RowMerger.ShardHit> page = RowMerger.topHits(hits, statement);
+    if (page.isEmpty()) {
+      return List.of();
+    }
+    if (!plan.hitColumns().isEmpty()) {
+      return RowMerger.project(page.stream().map(this::rowOfColumns).toList(), statement, evaluator);
+    }
+    Map<Integer, List<RowId>> idsByShard = new LinkedHashMap<>();
+    for (RowMerger.ShardHit hit : page) {
+      idsByShard.computeIfAbsent(hit.shard(), s -> new ArrayList<>()).add(RowId.newBuilder()
+          .setTenantId(hit.hit().getTenantId()).setRowId(hit.hit().getRowId()).build());
+    }
+    ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline);
+    handleFailures(fetched.failures());
+    Map<List<Long>, TableRow> byId = new HashMap<>();
+    fetched.responses().values().forEach(response -> response.getRowsList().forEach(bytes -> {
+      TableRow row = RowDecoder.decode(bytes.toByteArray());
+      byId.put(List.of(row.tenantId(), row.rowId()), row);
+    }));
+    List<TableRow> rows = new ArrayList<>(page.size());
+    for (RowMerger.ShardHit hit : page) {
+      // A row deleted between the phases is gone: skip it rather than show a stale one.
+      TableRow row = byId.get(List.of(hit.hit().getTenantId(), hit.hit().getRowId()));
+      if (row != null) {
+        rows.add(row);
+      }
+    }
+    return RowMerger.project(rows, statement, evaluator);
+  }
+
+  /** A covered hit as a row: the columns the shard read from doc values. */
+  private TableRow rowOfColumns(RowMerger.ShardHit hit) {
+    List<Object> values = new ArrayList<>(hit.hit().getColumnsCount());
+    hit.hit().getColumnsList().forEach(value -> values.add(ValueOrder.fromShard(value)));
+    return TableRow.ofColumns(hit.hit().getTenantId(), hit.hit().getRowId(), plan.hitColumns(), values);
+  }
+
+  private List<List<Object>> aggregateOnShards() {
+    Query query = Query.newBuilder().setFilter(plan.filter()).addAllAggregations(plan.shardAggregations())
+        .addAllGroupBy(plan.shardGroupBy()).build();
+    Groups groups = new Groups(statement, plan.aggregates(), evaluator);
+    search(query).values().forEach(response -> response.getBucketsList().forEach(groups::add));
+    return groups.rows();
+  }
+
+  /** Every row the shard filter selects, filtered by the whole WHERE clause when part of it is a service scan. */
+  private List<TableRow> fetchCandidates() {
+    Query query = Query.newBuilder().setFilter(plan.filter()).setLimit(Optimizer.MAX_HITS_PER_SHARD)
+        .setIncludeRows(true).setTrackTotal(true).build();
+    List<TableRow> rows = new ArrayList<>();
+    search(query).forEach((shard, response) -> {
+      if (response.getTotal() > response.getHitsCount()) {
+        throw QueryException.invalid("the query needs all " + response.getTotal() + " candidate rows of shard "
+            + shard + " and at most " + Optimizer.MAX_HITS_PER_SHARD + " can be read per shard; narrow the WHERE "
+            + "clause with indexed columns (EXPLAIN shows which)");
+      }
+      for (Hit hit : response.getHitsList()) {
+        TableRow row = RowDecoder.decode(hit.getRow().toByteArray());
+        if (!plan.serviceFilter() || evaluator.isTrue(statement.where(), row)) {
+          rows.add(row);
+        }
+      }
+    });
+    return rows;
+  }
+
+  private Map<Integer, SearchResponse> search(Query query) {
+    ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query);
+    handleFailures(fanOut.failures());
+    fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());
+    return fanOut.responses();
+  }
+
+  private void handleFailures(List<ShardFailure> newFailures) {
+    if (newFailures.isEmpty()) {
+      return;
+    }
+    if (!allowPartial) {
+      throw QueryException.shardsFailed(shards.length, newFailures);
+    }
+    failures.addAll(newFailures);
+  }
+}
