@@ -6,6 +6,7 @@ import io.evenkeel.ingest.monitor.LocalWindowCounter;
 import io.evenkeel.ingest.monitor.ProposalCommitter;
 import io.evenkeel.ingest.monitor.WindowCount;
 import io.evenkeel.ingest.monitor.WindowSummarizer;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.sink.ChangeRouter;
 import io.evenkeel.ingest.sink.RoutedChange;
 import io.evenkeel.ingest.sink.ShardSink;

@@ -2,6 +2,7 @@ package io.evenkeel.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
 import io.evenkeel.embedded.KafkaBroker;

@@ -3,7 +3,7 @@ package io.evenkeel.benchmarks.ingest;
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.ingest.IngestJob;
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.sink.RoutedChange;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;

@@ -1,6 +1,6 @@
 package io.evenkeel.ingest.monitor;
 
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.protocol.RoundOutcome;
 import io.evenkeel.router.protocol.RuleMaster;
 import io.evenkeel.router.protocol.RuleProposer;
