@@ -1,6 +1,6 @@
 package io.evenkeel.ingest;
 
-import io.evenkeel.ingest.batching.ChangeFolder;
+import io.evenkeel.ingest.fold.ChangeFolder;
 import io.evenkeel.ingest.monitor.HotspotDetector;
 import io.evenkeel.ingest.monitor.LocalWindowCounter;
 import io.evenkeel.ingest.monitor.ProposalCommitter;
