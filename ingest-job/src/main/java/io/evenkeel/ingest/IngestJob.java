@@ -1,9 +1,9 @@
 package io.evenkeel.ingest;
 
+import io.evenkeel.ingest.detect.HotspotDetector;
+import io.evenkeel.ingest.detect.ProposalCommitter;
 import io.evenkeel.ingest.fold.ChangeFolder;
-import io.evenkeel.ingest.monitor.HotspotDetector;
 import io.evenkeel.ingest.monitor.LocalWindowCounter;
-import io.evenkeel.ingest.monitor.ProposalCommitter;
 import io.evenkeel.ingest.monitor.WindowCount;
 import io.evenkeel.ingest.monitor.WindowSummarizer;
 import io.evenkeel.ingest.settings.IngestSettings;

@@ -1,4 +1,4 @@
-package io.evenkeel.ingest.monitor;
+package io.evenkeel.ingest.detect;
 
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.planner.BalancePlanner;
