@@ -1,6 +1,6 @@
 package io.evenkeel.ingest.fold;
 
-import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;

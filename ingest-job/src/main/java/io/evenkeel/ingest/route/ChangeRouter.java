@@ -1,7 +1,6 @@
 package io.evenkeel.ingest.route;
 
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.ingest.sink.RoutedChange;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.Participant;
 import io.evenkeel.schemas.TransactionLogChange;

@@ -1,5 +1,6 @@
 package io.evenkeel.ingest.sink;
 
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.util.List;
 import java.util.function.LongSupplier;

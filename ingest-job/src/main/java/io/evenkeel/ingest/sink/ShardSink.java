@@ -1,5 +1,6 @@
 package io.evenkeel.ingest.sink;
 
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;

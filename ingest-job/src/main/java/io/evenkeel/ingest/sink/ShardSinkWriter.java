@@ -1,5 +1,6 @@
 package io.evenkeel.ingest.sink;
 
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
