@@ -1,13 +1,14 @@
 package io.evenkeel.ingest;
 
-import io.evenkeel.ingest.batching.ChangeFolder;
-import io.evenkeel.ingest.monitor.HotspotDetector;
+import io.evenkeel.ingest.detect.HotspotDetector;
+import io.evenkeel.ingest.detect.ProposalCommitter;
+import io.evenkeel.ingest.fold.ChangeFolder;
 import io.evenkeel.ingest.monitor.LocalWindowCounter;
-import io.evenkeel.ingest.monitor.ProposalCommitter;
 import io.evenkeel.ingest.monitor.WindowCount;
 import io.evenkeel.ingest.monitor.WindowSummarizer;
-import io.evenkeel.ingest.sink.ChangeRouter;
-import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.ingest.route.ChangeRouter;
+import io.evenkeel.ingest.route.RoutedChange;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.sink.ShardSink;
 import io.evenkeel.ingest.source.ChangeDecoder;
 import io.evenkeel.ingest.source.DeadLetter;

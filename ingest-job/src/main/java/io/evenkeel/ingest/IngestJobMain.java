@@ -1,5 +1,6 @@
 package io.evenkeel.ingest;
 
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.nio.file.Files;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 package io.evenkeel.ingest.monitor;
 
-import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.ingest.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,6 +1,7 @@
 package io.evenkeel.ingest.sink;
 
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.route.RoutedChange;
+import io.evenkeel.ingest.settings.IngestSettings;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;

@@ -1,6 +1,6 @@
-package io.evenkeel.ingest.batching;
+package io.evenkeel.ingest.fold;
 
-import io.evenkeel.ingest.sink.RoutedChange;
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;
@@ -13,10 +13,10 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Write batching: the changes of one row (keyed by tenant and row) that arrive within {@code windowMs} of its first
- * one fold into one change with the row's final state (INSERT + UPDATE* → one upsert; ... + DELETE → one delete). A
- * change not newer than the pending one is dropped, as the shard would ignore it. The pending change is keyed state
- * and its timer is checkpointed, so a restore loses nothing.
+ * Per-row folding, the job's write batching window: the changes of one row (keyed by tenant and row) that arrive
+ * within {@code windowMs} of its first one fold into one change with the row's final state (INSERT + UPDATE* → one
+ * upsert; ... + DELETE → one delete). A change not newer than the pending one is dropped, as the shard would ignore
+ * it. The pending change is keyed state and its timer is checkpointed, so a restore loses nothing.
  */
 public final class ChangeFolder extends KeyedProcessFunction<Tuple2<Long, Long>, RoutedChange, RoutedChange> {
   private final long windowMs;

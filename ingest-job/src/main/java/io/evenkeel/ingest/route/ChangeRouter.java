@@ -1,6 +1,6 @@
-package io.evenkeel.ingest.sink;
+package io.evenkeel.ingest.route;
 
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.Participant;
 import io.evenkeel.schemas.TransactionLogChange;

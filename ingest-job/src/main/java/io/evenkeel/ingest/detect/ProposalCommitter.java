@@ -1,29 +1,29 @@
-package io.evenkeel.ingest.monitor;
+package io.evenkeel.ingest.detect;
 
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.settings.IngestSettings;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.protocol.RoundOutcome;
 import io.evenkeel.router.protocol.RuleMaster;
 import io.evenkeel.router.protocol.RuleProposer;
 import io.evenkeel.router.protocol.RuleRequest;
+import io.evenkeel.router.rules.Rule;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.router.placement.ShardPlacement;
-import io.evenkeel.router.planner.BalancePlanner;
-import io.evenkeel.router.rules.Rule;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import java.util.List;
-import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Takes each proposal through the rule commit protocol and answers it with its outcome. It also stands as a master

@@ -1,6 +1,6 @@
-package io.evenkeel.ingest.monitor;
+package io.evenkeel.ingest.detect;
 
-import io.evenkeel.ingest.IngestSettings;
+import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.RuleProposal;

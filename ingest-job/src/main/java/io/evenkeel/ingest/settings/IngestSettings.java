@@ -1,4 +1,4 @@
-package io.evenkeel.ingest;
+package io.evenkeel.ingest.settings;
 
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
@@ -13,8 +13,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Option;
 
 /**
- * The job's settings, shipped to every operator; the fields are also {@link IngestJobMain}'s flags. {@link #validate}
- * names any bad value.
+ * The job's settings, shipped to every operator; the fields are also the job's command-line flags (a picocli mixin
+ * of the main class). {@link #validate} names any bad value.
  */
 public class IngestSettings implements Serializable {
   private static final long serialVersionUID = 1L;

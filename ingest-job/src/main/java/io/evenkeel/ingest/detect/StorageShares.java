@@ -1,4 +1,4 @@
-package io.evenkeel.ingest.monitor;
+package io.evenkeel.ingest.detect;
 
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardPlacement;

@@ -1,4 +1,4 @@
-package io.evenkeel.ingest.sink;
+package io.evenkeel.ingest.route;
 
 import io.evenkeel.schemas.TransactionLogChange;
 

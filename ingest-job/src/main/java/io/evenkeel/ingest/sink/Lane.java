@@ -1,0 +1,64 @@
+package io.evenkeel.ingest.sink;
+
+import io.evenkeel.schemas.TransactionLogChange;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.function.LongSupplier;
+
+/** One shard's buffer of changes for normal or hot tenants, and the lane's one request slot. */
+final class Lane {
+  final int shard;
+  final boolean hot;
+  private final Semaphore inFlight = new Semaphore(1);
+  private List<TransactionLogChange> buffer = new ArrayList<>();
+  private long firstBufferedAt;
+
+  Lane(int shard, boolean hot) {
+    this.shard = shard;
+    this.hot = hot;
+  }
+
+  /** Buffers the change; returns how many changes the lane now buffers. */
+  int add(TransactionLogChange change, LongSupplier clock) {
+    if (buffer.isEmpty()) {
+      firstBufferedAt = clock.getAsLong();
+    }
+    buffer.add(change);
+    return buffer.size();
+  }
+
+  /** Whether the lane's oldest buffered change has waited {@code lingerMs} by {@code now}. */
+  boolean lingered(long now, long lingerMs) {
+    return !buffer.isEmpty() && now - firstBufferedAt >= lingerMs;
+  }
+
+  /**
+   * Takes the buffer as one batch and the request slot with it, to be given back by {@link #release}; without
+   * {@code mayWait}, only if the slot is free now. Null if the lane buffers nothing or the slot is taken.
+   */
+  List<TransactionLogChange> take(boolean mayWait) throws InterruptedException {
+    if (buffer.isEmpty()) {
+      return null;
+    }
+    if (mayWait) {
+      inFlight.acquire();
+    } else if (!inFlight.tryAcquire()) {
+      return null;
+    }
+    List<TransactionLogChange> batch = buffer;
+    buffer = new ArrayList<>();
+    return batch;
+  }
+
+  /** Frees the request slot once the batch taken with it is acknowledged or failed for good. */
+  void release() {
+    inFlight.release();
+  }
+
+  /** Waits until the lane has no request in flight. */
+  void awaitIdle() throws InterruptedException {
+    inFlight.acquire();
+    inFlight.release();
+  }
+}

@@ -1,0 +1,133 @@
+package io.evenkeel.ingest.sink;
+
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.ByteString;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.schemas.ShardWriteBatch;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.schemas.shard.WriteResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes one batch at a time to a shard's primary over gRPC. A write that fails with UNAVAILABLE, DEADLINE_EXCEEDED
+ * or RESOURCE_EXHAUSTED is retried after 100 ms {@code << attempt}, up to 5 attempts; the first write that fails for
+ * good is kept, and {@link #checkFailure} throws it.
+ */
+final class ShardWriteClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardWriteClient.class);
+  private static final int MAX_ATTEMPTS = 5;
+
+  private final ClusterClient cluster = new ClusterClient();
+  private final ShardServiceGrpc.ShardServiceFutureStub[] stubs;
+  private final String sender;
+  private final long requestTimeoutMs;
+  private final SingleObjectCodec<ShardWriteBatch> batches = SingleObjectCodec.of(ShardWriteBatch.class);
+  private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "shard-sink-retries");
+    thread.setDaemon(true);
+    return thread;
+  });
+  private final AtomicReference<IOException> failure = new AtomicReference<>();
+  private long batchSequence;
+
+  /**
+   * @param primaries each shard's primary, by shard
+   * @param sender names this writer in every batch; with the batch sequence it identifies a batch
+   */
+  ShardWriteClient(ShardAddress[] primaries, String sender, long requestTimeoutMs) {
+    this.stubs = new ShardServiceGrpc.ShardServiceFutureStub[primaries.length];
+    for (int shard = 0; shard < primaries.length; shard++) {
+      stubs[shard] = cluster.futureStub(primaries[shard]);
+    }
+    this.sender = sender;
+    this.requestTimeoutMs = requestTimeoutMs;
+  }
+
+  /**
+   * Sends the changes to the shard as one batch. The future completes once the shard acknowledged the batch, or
+   * exceptionally once the write failed for good.
+   */
+  CompletableFuture<Void> write(int shard, List<TransactionLogChange> changes) {
+    ShardWriteBatch batch = ShardWriteBatch.newBuilder()
+        .setShard(shard)
+        .setSender(sender)
+        .setBatchSequence(batchSequence++)
+        .setSentTime(System.currentTimeMillis())
+        .setChanges(changes)
+        .build();
+    WriteRequest request = WriteRequest.newBuilder()
+        .setShard(shard)
+        .setBatch(ByteString.copyFrom(batches.encode(batch)))
+        .build();
+    CompletableFuture<Void> acknowledged = new CompletableFuture<>();
+    attempt(shard, request, changes.size(), acknowledged, 1);
+    return acknowledged;
+  }
+
+  private void attempt(int shard, WriteRequest request, int size, CompletableFuture<Void> acknowledged, int attempt) {
+    Futures.addCallback(
+        stubs[shard].withDeadlineAfter(requestTimeoutMs, TimeUnit.MILLISECONDS).write(request),
+        new FutureCallback<WriteResponse>() {
+          @Override
+          public void onSuccess(WriteResponse response) {
+            acknowledged.complete(null);
+          }
+
+          @Override
+          public void onFailure(Throwable t) {
+            Status.Code code = t instanceof StatusRuntimeException e ? e.getStatus().getCode() : Status.Code.UNKNOWN;
+            boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                || code == Status.Code.RESOURCE_EXHAUSTED;
+            if (retryable && attempt < MAX_ATTEMPTS) {
+              // A resent batch is harmless: the shard ignores changes it already holds.
+              long backoff = 100L << attempt;
+              LOG.warn("write of {} changes to shard {} failed ({}); retry {} in {} ms", size, shard, code, attempt,
+                  backoff);
+              retries.schedule(() -> attempt(shard, request, size, acknowledged, attempt + 1), backoff,
+                  TimeUnit.MILLISECONDS);
+              return;
+            }
+            IOException failed = new IOException(
+                "write of " + size + " changes to shard " + shard + " failed after " + attempt + " attempts: " + t, t);
+            failure.compareAndSet(null, failed);
+            acknowledged.completeExceptionally(failed);
+          }
+        },
+        MoreExecutors.directExecutor());
+  }
+
+  /** Whether a write has failed for good. */
+  boolean failed() {
+    return failure.get() != null;
+  }
+
+  /** Throws the first write that failed for good, if any. */
+  void checkFailure() throws IOException {
+    IOException failed = failure.get();
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  @Override
+  public void close() {
+    retries.shutdownNow();
+    cluster.close();
+  }
+}

@@ -1,0 +1,52 @@
+package io.evenkeel.ingest.sink;
+
+import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.schemas.TransactionLogChange;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
+
+/**
+ * The sink's metrics: changes and batches sent, changes sent per shard ({@code changesSent} of the normal lane,
+ * {@code hotChangesSent} of the hot lane) and per shard server, and {@code lastAckDelayMs}, from the last acknowledged
+ * batch's newest change to its acknowledgement. Thread-safe: acknowledgements arrive on gRPC threads.
+ */
+final class SinkMetrics {
+  private final Counter changesSent;
+  private final Counter batchesSent;
+  private final AtomicLong lastAckDelayMs = new AtomicLong();
+  /** By shard, then normal (0) or hot (1) lane. */
+  private final Counter[][] laneChangesSent;
+  /** By shard: the counter of its primary's server, shared by the server's shards. */
+  private final Counter[] serverChangesSent;
+
+  /** @param primaries each shard's primary, by shard */
+  SinkMetrics(MetricGroup group, ShardAddress[] primaries) {
+    this.changesSent = group.counter("changesSent", new ThreadSafeSimpleCounter());
+    this.batchesSent = group.counter("batchesSent", new ThreadSafeSimpleCounter());
+    group.gauge("lastAckDelayMs", lastAckDelayMs::get);
+    this.laneChangesSent = new Counter[primaries.length][2];
+    this.serverChangesSent = new Counter[primaries.length];
+    Map<ShardAddress, Counter> perServer = new HashMap<>();
+    for (int shard = 0; shard < primaries.length; shard++) {
+      serverChangesSent[shard] = perServer.computeIfAbsent(primaries[shard], a -> group.addGroup("server", a.toString())
+          .counter("changesSent", new ThreadSafeSimpleCounter()));
+      MetricGroup shardGroup = group.addGroup("shard", Integer.toString(shard));
+      laneChangesSent[shard][0] = shardGroup.counter("changesSent", new ThreadSafeSimpleCounter());
+      laneChangesSent[shard][1] = shardGroup.counter("hotChangesSent", new ThreadSafeSimpleCounter());
+    }
+  }
+
+  /** Counts a batch the shard acknowledged, sent from its normal or hot lane. */
+  void acknowledged(int shard, boolean hot, List<TransactionLogChange> changes) {
+    lastAckDelayMs.set(System.currentTimeMillis() - changes.get(changes.size() - 1).getModifiedTime());
+    laneChangesSent[shard][hot ? 1 : 0].inc(changes.size());
+    serverChangesSent[shard].inc(changes.size());
+    changesSent.inc(changes.size());
+    batchesSent.inc();
+  }
+}
