@@ -1,11 +1,12 @@
 package io.evenkeel.launcher;
 
+import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.load.LoadCommand;
 import io.evenkeel.launcher.local.LocalCommand;
 import io.evenkeel.launcher.sql.SqlCommand;
 import io.evenkeel.schemas.codec.AvroTrust;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The one entry point behind {@code bin/evenkeel}. */
 @Command(name = "evenkeel", mixinStandardHelpOptions = true, version = "evenkeel 0.1.0-SNAPSHOT",

@@ -1,6 +1,7 @@
 package io.evenkeel.launcher.load;
 
-import io.evenkeel.launcher.UserError;
+import io.evenkeel.launcher.cli.DurationConverter;
+import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import io.evenkeel.launcher.sql.SqlClient;
 import java.io.IOException;
@@ -51,14 +52,14 @@ public final class LoadCommand implements Callable<Integer> {
       + "the query service), and print the time from the first row sent to that moment.")
   boolean await;
 
-  @Option(names = "--wait-timeout", defaultValue = "10m", converter = io.evenkeel.launcher.local.DurationConverter.class,
+  @Option(names = "--wait-timeout", defaultValue = "10m", converter = DurationConverter.class,
       description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
   Duration waitTimeout;
 
   @Option(names = "--url", description = "With --wait: the query service (default: the local stack's).")
   String url;
 
-  @Option(names = "--progress-interval", defaultValue = "2s", converter = io.evenkeel.launcher.local.DurationConverter.class,
+  @Option(names = "--progress-interval", defaultValue = "2s", converter = DurationConverter.class,
       description = "How often to print progress (default: ${DEFAULT-VALUE}).")
   Duration progressInterval;
 

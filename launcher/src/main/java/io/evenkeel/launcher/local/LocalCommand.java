@@ -1,8 +1,8 @@
 package io.evenkeel.launcher.local;
 
 import io.evenkeel.embedded.ChildProcess;
-import io.evenkeel.launcher.EvenkeelHome;
-import io.evenkeel.launcher.UserError;
+import io.evenkeel.launcher.cli.DurationConverter;
+import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.router.policy.PolicySpec;
 import java.io.IOException;
 import java.io.PrintStream;

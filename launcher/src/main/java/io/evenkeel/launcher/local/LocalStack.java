@@ -5,8 +5,8 @@ import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
-import io.evenkeel.launcher.EvenkeelHome;
-import io.evenkeel.launcher.JvmFlags;
+
+
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.evenkeel.launcher.local;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.evenkeel.launcher.UserError;
+import io.evenkeel.launcher.cli.UserError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.evenkeel.launcher.sql;
 
-import io.evenkeel.launcher.UserError;
+import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import java.io.IOException;
 import java.io.PrintStream;

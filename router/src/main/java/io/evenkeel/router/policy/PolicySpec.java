@@ -25,8 +25,11 @@ public record PolicySpec(Kind kind, int offsetSize) {
     if (spec.equals("dynamic")) {
       return new PolicySpec(Kind.DYNAMIC, 1);
     }
-    if (spec.matches("double:\\d{1,9}") && Integer.parseInt(spec.substring("double:".length())) >= 1) {
-      return new PolicySpec(Kind.DOUBLE_HASHING, Integer.parseInt(spec.substring("double:".length())));
+    if (spec.matches("double:\\d{1,9}")) {
+      int offsetSize = Integer.parseInt(spec.substring("double:".length()));
+      if (offsetSize >= 1) {
+        return new PolicySpec(Kind.DOUBLE_HASHING, offsetSize);
+      }
     }
     throw new IllegalArgumentException("the routing policy is " + FORMS + "; got: '" + text + "'");
   }

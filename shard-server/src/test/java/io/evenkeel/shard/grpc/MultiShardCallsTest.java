@@ -6,6 +6,8 @@ import static io.evenkeel.shard.testing.TestRows.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchShardsRequest;
@@ -23,9 +25,6 @@ import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.translog.Durability;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,16 +38,14 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiShardCallsTest {
   @TempDir Path dir;
   private ShardServer server;
-  private ManagedChannel channel;
+  private final ClusterClient cluster = new ClusterClient();
   private ShardServiceGrpc.ShardServiceBlockingStub stub;
 
   @BeforeEach
   void start() throws Exception {
     server = new ShardServer(dir, Set.of(0, 1), new ShardSettings(Durability.REQUEST, 200, 60_000, 600_000, 16),
         new InetSocketAddress("127.0.0.1", 0));
-    channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.start(), InsecureChannelCredentials.create())
-        .build();
-    stub = ShardServiceGrpc.newBlockingStub(channel);
+    stub = cluster.blockingStub(new ShardAddress("127.0.0.1", server.start()));
     for (int shard = 0; shard < 2; shard++) {
       ShardWriteBatch batch = batch(shard, 1, List.of(insert(7, shard, 1).build(), insert(8, 10 + shard, 1).build()),
           true);
@@ -58,7 +55,7 @@ class MultiShardCallsTest {
 
   @AfterEach
   void stop() throws Exception {
-    channel.shutdownNow();
+    cluster.close();
     server.close();
   }
 

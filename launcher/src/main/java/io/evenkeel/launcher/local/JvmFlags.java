@@ -1,4 +1,4 @@
-package io.evenkeel.launcher;
+package io.evenkeel.launcher.local;
 
 import java.io.IOException;
 import java.io.InputStream;

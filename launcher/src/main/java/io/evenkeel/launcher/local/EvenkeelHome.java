@@ -1,5 +1,6 @@
-package io.evenkeel.launcher;
+package io.evenkeel.launcher.local;
 
+import io.evenkeel.launcher.cli.UserError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

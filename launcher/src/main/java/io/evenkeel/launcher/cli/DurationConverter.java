@@ -1,4 +1,4 @@
-package io.evenkeel.launcher.local;
+package io.evenkeel.launcher.cli;
 
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;

@@ -1,4 +1,4 @@
-package io.evenkeel.launcher;
+package io.evenkeel.launcher.cli;
 
 /** A problem with what the user asked for, reported as one line naming it (no stack trace). */
 public final class UserError extends RuntimeException {
