@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
@@ -41,6 +40,11 @@ public final class IngestJobMain implements Callable<Integer> {
   @Option(names = "--web-ui-port", defaultValue = "8081")
   int webUiPort;
 
+  @Option(names = "--web-ui-host", defaultValue = "127.0.0.1",
+      description = "With --local: the address the web UI (Flink's REST endpoint) binds; it has no authentication."
+          + " (default: ${DEFAULT-VALUE})")
+  String webUiHost;
+
   public static void main(String[] args) {
     AvroTrust.install();
     CommandLine commandLine = new CommandLine(new IngestJobMain());
@@ -68,7 +72,7 @@ public final class IngestJobMain implements Callable<Integer> {
     }
     StreamExecutionEnvironment env;
     if (local) {
-      configuration.set(RestOptions.PORT, webUiPort);
+      LocalWebUi.configure(configuration, webUiHost, webUiPort);
       env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(configuration);
     } else {
       env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);

@@ -6,16 +6,13 @@ import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.protocol.RuleListClient;
+import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.router.protocol.RuleListClient;
-import io.evenkeel.router.protocol.RuleProtocolConfig;
+import java.net.InetAddress;
 import java.time.Duration;
-import java.util.function.Supplier;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -23,9 +20,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** Runs the query service. Prints {@code PORT: <n>} once it serves (for {@code --port 0}). */
 @Command(name = "query-service", mixinStandardHelpOptions = true,
@@ -115,6 +116,10 @@ public final class QueryServiceMain implements Callable<Integer> {
         .deadline(Duration.ofMillis(deadlineMs))
         .build();
     SqlHttpServer server = new SqlHttpServer(service, host, port);
+    if (!InetAddress.getByName(host).isLoopbackAddress()) {
+      System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
+          + " reaches it reads every tenant's rows");
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

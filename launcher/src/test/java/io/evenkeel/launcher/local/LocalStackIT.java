@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -17,15 +16,22 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -74,6 +80,8 @@ class LocalStackIT {
     System.out.printf("local stack ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
     List<ProcessHandle> children = stack.descendants().toList();
     assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job").hasSizeGreaterThanOrEqualTo(6);
+    assertListensOnLoopbackOnly(children, base);
+    assertFlinkUiIsViewOnly("http://127.0.0.1:" + (base + 3));
     for (int i = 0; i < SERVERS; i++) {
       servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
@@ -214,6 +222,35 @@ class LocalStackIT {
       }
     }
     return rows;
+  }
+
+  /** Nothing the stack runs is reachable from another machine: every listening socket binds loopback. */
+  private void assertListensOnLoopbackOnly(List<ProcessHandle> children, int base) throws IOException {
+    Set<Long> pids = new HashSet<>();
+    pids.add(stack.pid());
+    children.forEach(child -> pids.add(child.pid()));
+    List<InetSocketAddress> listening = ListeningSockets.of(pids);
+    assertThat(listening).extracting(InetSocketAddress::getPort).as("zookeeper, kafka, flink ui, query service, "
+        + "shard server 0").contains(base, base + 1, base + 3, base + 4, base + 10);
+    assertThat(listening).allSatisfy(address -> assertThat(address.getAddress().isLoopbackAddress())
+        .as("%s of the local stack binds loopback", address).isTrue());
+  }
+
+  /** The Flink web UI shows the job but takes no jar: it has no authentication. */
+  private static void assertFlinkUiIsViewOnly(String ui) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> jobs = http.send(HttpRequest.newBuilder(URI.create(ui + "/jobs/overview")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(jobs.statusCode()).as(jobs.body()).isEqualTo(200);
+    assertThat(new ObjectMapper().readTree(jobs.body()).get("jobs").get(0).get("state").asText()).isEqualTo("RUNNING");
+    // With submission on, GET /jars lists the uploaded jars (200) and POST /jars/upload takes one.
+    HttpRequest upload = HttpRequest.newBuilder(URI.create(ui + "/jars/upload"))
+        .header("Content-Type", "multipart/form-data; boundary=x").POST(HttpRequest.BodyPublishers.ofString("--x--"))
+        .build();
+    for (HttpRequest jars : List.of(HttpRequest.newBuilder(URI.create(ui + "/jars")).build(), upload)) {
+      HttpResponse<String> refused = http.send(jars, HttpResponse.BodyHandlers.ofString());
+      assertThat(refused.statusCode()).as(jars.method() + " " + jars.uri() + ": " + refused.body()).isBetween(400, 499);
+    }
   }
 
   private void startStack(String... args) throws IOException {

@@ -5,6 +5,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,6 +103,10 @@ public final class ShardServerMain implements Callable<Integer> {
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
         commitIntervalMs, ramBufferMb, hot);
     ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port));
+    if (!InetAddress.getByName(host).isLoopbackAddress()) {
+      System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
+          + " it can read, overwrite or delete any tenant's rows");
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
