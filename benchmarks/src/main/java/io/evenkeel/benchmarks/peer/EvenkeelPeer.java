@@ -1,0 +1,116 @@
+package io.evenkeel.benchmarks.peer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.evenkeel.embedded.ChildProcess;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Evenkeel as a user runs it: {@code bin/evenkeel local --no-replay} on free loopback ports with its own data
+ * directory, {@code bin/evenkeel load FILE --wait}, and SQL over HTTP to the query service.
+ */
+final class EvenkeelPeer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(240);
+
+  private final Path repo;
+  private final Path dataDir;
+  private final ChildProcess stack;
+  private final String sqlUrl;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  private EvenkeelPeer(Path repo, Path dataDir, ChildProcess stack, String sqlUrl) {
+    this.repo = repo;
+    this.dataDir = dataDir;
+    this.stack = stack;
+    this.sqlUrl = sqlUrl;
+  }
+
+  /** Starts the local stack ({@code shardServers} servers, {@code shards} shards) and waits until it is ready. */
+  static EvenkeelPeer start(Path repo, Path dataDir, int shardServers, int shards)
+      throws IOException, InterruptedException {
+    int base = freeBasePort();
+    List<String> command = List.of(repo.resolve("bin/evenkeel").toString(), "local", "--no-replay",
+        "--base-port", Integer.toString(base), "--data-dir", dataDir.toString(), "--shard-servers",
+        Integer.toString(shardServers), "--shards", Integer.toString(shards), "--status-interval", "10s");
+    ChildProcess stack = ChildProcess.start("evenkeel", command, dataDir.resolveSibling("evenkeel-local.log"));
+    stack.awaitReady(READY_TIMEOUT, () -> Files.readString(stack.log()).contains("Evenkeel is ready"));
+    return new EvenkeelPeer(repo, dataDir, stack, "http://127.0.0.1:" + (base + 4) + "/sql");
+  }
+
+  /** Runs {@code bin/evenkeel load FILE --wait}: returns once every row is searchable, or throws with its output. */
+  void loadAndWait(Path rows) throws IOException, InterruptedException {
+    Process load = new ProcessBuilder(repo.resolve("bin/evenkeel").toString(), "load", rows.toString(), "--wait",
+        "--data-dir", dataDir.toString()).redirectErrorStream(true).start();
+    String output = new String(load.getInputStream().readAllBytes());
+    if (load.waitFor() != 0) {
+      throw new IOException("bin/evenkeel load exited with " + load.exitValue() + ":\n" + output);
+    }
+  }
+
+  /** The rows a query returns. */
+  int query(String sql, List<Object> params) throws IOException, InterruptedException {
+    ObjectNode body = JSON.createObjectNode().put("sql", sql);
+    params.forEach(body.putArray("params")::addPOJO);
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))
+        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " " + params);
+    }
+    JsonNode rows = JSON.readTree(response.body()).path("rows");
+    return rows.size();
+  }
+
+  /** The local stack's processes (the launcher and its children), for CPU accounting. */
+  List<ProcessHandle> processes() {
+    List<ProcessHandle> all = new ArrayList<>();
+    ProcessHandle.of(stack.pid()).ifPresent(launcher -> {
+      all.add(launcher);
+      launcher.descendants().forEach(all::add);
+    });
+    return all;
+  }
+
+  /** A base port with the stack's ports (+0..+4, +10..+19) free now. */
+  private static int freeBasePort() throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base;
+      try (ServerSocket probe = new ServerSocket(0)) {
+        base = probe.getLocalPort();
+      }
+      if (base + 20 < 65_535 && allFree(base)) {
+        return base;
+      }
+    }
+    throw new IOException("no free range of 20 ports on loopback");
+  }
+
+  private static boolean allFree(int base) {
+    for (int port = base; port < base + 20; port++) {
+      try (ServerSocket socket = new ServerSocket(port)) {
+        socket.setReuseAddress(true);
+      } catch (IOException taken) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** SIGTERM to the launcher, which stops its components in reverse order. */
+  @Override
+  public void close() throws InterruptedException {
+    stack.stop(Duration.ofSeconds(90));
+  }
+}

@@ -1,0 +1,176 @@
+package io.evenkeel.benchmarks.peer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.evenkeel.embedded.ChildProcess;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A real single OpenSearch 3 node on loopback, the peer Evenkeel is measured against: built from Maven Central jars
+ * ({@code benchmarks/src/peer/opensearch}, fetched on first use) and run with a JDK 21 or newer, in its own process
+ * with a throw-away home. Talks to it over its REST API, as a client would.
+ */
+final class OpenSearchPeer implements AutoCloseable {
+  static final String INDEX = "transaction_logs";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+  /** The table as OpenSearch maps it: exact types, keywords for exact strings, the title analyzed. */
+  private static final String MAPPING = """
+      {"dynamic": "strict", "_routing": {"required": true}, "properties": {
+        "tenant_id": {"type": "long"}, "row_id": {"type": "long"}, "created_time": {"type": "long"},
+        "modified_time": {"type": "long"}, "status": {"type": "integer"}, "buyer_id": {"type": "long"},
+        "seller_nick": {"type": "keyword"}, "buyer_nick": {"type": "keyword"}, "title": {"type": "text"},
+        "price": {"type": "scaled_float", "scaling_factor": 100}, "quantity": {"type": "integer"},
+        "group_id": {"type": "long"}, "attributes": {"type": "keyword"}}}""";
+
+  private final ChildProcess process;
+  private final String url;
+  private final String version;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  private OpenSearchPeer(ChildProcess process, String url, String version) {
+    this.process = process;
+    this.url = url;
+    this.version = version;
+  }
+
+  /** Starts a node with {@code heap} in {@code home}, fetching its jars first if this checkout has none. */
+  static OpenSearchPeer start(Path repo, Path home, String heap) throws IOException, InterruptedException {
+    Path peer = repo.resolve("benchmarks/src/peer/opensearch");
+    Path lib = peer.resolve("target/lib");
+    if (!Files.isDirectory(lib)) {
+      System.out.println("fetching the OpenSearch jars once (./mvnw -f " + repo.relativize(peer) + "/pom.xml package)");
+      Process fetch = new ProcessBuilder(repo.resolve("mvnw").toString(), "-B", "-q", "-f",
+          peer.resolve("pom.xml").toString(), "package").inheritIO().start();
+      if (fetch.waitFor() != 0) {
+        throw new IOException("fetching the OpenSearch jars failed (exit code " + fetch.exitValue() + ")");
+      }
+    }
+    Path java = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
+        + "/usr/lib/jvm; set PEER_JAVA_HOME")).resolve("bin/java");
+    int http = freePort();
+    int transport = freePort();
+    Files.createDirectories(home);
+    List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
+        "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+        "-Djava.io.tmpdir=" + home, "-Djava.awt.headless=true", "-Dlog4j2.disable.jmx=true",
+        "-cp", lib + "/*", peer.resolve("OpenSearchNode.java").toString(),
+        home.toString(), Integer.toString(http), Integer.toString(transport)));
+    ChildProcess process = ChildProcess.start("opensearch", command, home.resolve("node.log"));
+    Pattern ready = Pattern.compile("(?m)^READY \\d+ (.*)$");
+    String[] version = new String[1];
+    process.awaitReady(READY_TIMEOUT, () -> {
+      Matcher line = ready.matcher(Files.readString(process.log()));
+      if (line.find()) {
+        version[0] = line.group(1);
+      }
+      return version[0] != null;
+    });
+    return new OpenSearchPeer(process, "http://127.0.0.1:" + http, version[0]);
+  }
+
+  /** "OpenSearch 3.9.0 (Lucene 10.5.1) on Java 25...". */
+  String version() {
+    return version;
+  }
+
+  /** Creates the index anew: {@code shards} primaries, no replicas, refreshed every second. */
+  void createIndex(int shards) throws IOException, InterruptedException {
+    send("DELETE", "/" + INDEX + "?ignore_unavailable=true", null);
+    String settings = "{\"settings\": {\"number_of_shards\": " + shards + ", \"number_of_replicas\": 0,"
+        + " \"refresh_interval\": \"1s\"}, \"mappings\": " + MAPPING + "}";
+    send("PUT", "/" + INDEX, settings);
+    send("GET", "/_cluster/health/" + INDEX + "?wait_for_status=green&timeout=60s", null);
+  }
+
+  /** One {@code _bulk} request; fails if any item failed. */
+  void bulk(String body) throws IOException, InterruptedException {
+    JsonNode response = JSON.readTree(send("POST", "/_bulk?filter_path=errors,items.*.error", body));
+    if (response.path("errors").asBoolean()) {
+      throw new IOException("_bulk item errors: " + abbreviate(response.toString()));
+    }
+  }
+
+  void refresh() throws IOException, InterruptedException {
+    send("POST", "/" + INDEX + "/_refresh", null);
+  }
+
+  /** The hits of a search routed to {@code tenant}'s shard. */
+  int search(long tenant, String body) throws IOException, InterruptedException {
+    JsonNode response = JSON.readTree(send("POST", "/" + INDEX + "/_search?routing=" + tenant
+        + "&filter_path=hits.hits._id", body));
+    return response.path("hits").path("hits").size();
+  }
+
+  /** Documents in the index (after a refresh). */
+  long count() throws IOException, InterruptedException {
+    return JSON.readTree(send("GET", "/" + INDEX + "/_count", null)).path("count").asLong();
+  }
+
+  private String send(String method, String path, String body) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofMinutes(2))
+        .header("Content-Type", path.startsWith("/_bulk") ? "application/x-ndjson" : "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300 && !(method.equals("DELETE") && response.statusCode() == 404)) {
+      throw new IOException(method + " " + path + " -> " + response.statusCode() + ": " + abbreviate(response.body()));
+    }
+    return response.body();
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 2_000 ? text : text.substring(0, 2_000) + "...";
+  }
+
+  /** PEER_JAVA_HOME, or the newest JDK 21+ under /usr/lib/jvm (these machines carry Temurin's beside OpenJDK 17). */
+  private static Optional<Path> jdk21() throws IOException {
+    String configured = System.getenv("PEER_JAVA_HOME");
+    if (configured != null) {
+      return Optional.of(Path.of(configured));
+    }
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (!Files.isDirectory(jvms)) {
+      return Optional.empty();
+    }
+    try (Stream<Path> homes = Files.list(jvms)) {
+      return homes.filter(home -> Files.isExecutable(home.resolve("bin/java")) && feature(home) >= 21)
+          .max(Comparator.comparingInt(OpenSearchPeer::feature));
+    }
+  }
+
+  /** The JDK's feature release from its {@code release} file (JAVA_VERSION="25.0.3"), or 0. */
+  private static int feature(Path home) {
+    try {
+      Matcher version = Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(Files.readString(home.resolve("release")));
+      return version.find() ? Integer.parseInt(version.group(1)) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.stop(Duration.ofSeconds(60));
+  }
+}

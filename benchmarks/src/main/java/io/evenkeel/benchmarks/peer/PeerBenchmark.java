@@ -1,0 +1,301 @@
+package io.evenkeel.benchmarks.peer;
+
+import io.evenkeel.benchmarks.peer.PeerQueries.PeerQuery;
+import io.evenkeel.schemas.TransactionLogChange;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Evenkeel beside a real OpenSearch node on this machine, in one run, on the same rows and queries: each loads the
+ * rows to searchable twice (cold: first load of a fresh system; warm: the same number of new rows again), then both
+ * answer the same tenant-scoped queries, whose row counts must agree. Prints a Markdown table and writes it with a
+ * PNG chart to {@code --out}.
+ */
+@Command(name = "peer-benchmark", mixinStandardHelpOptions = true,
+    description = "Evenkeel (bin/evenkeel local, load --wait, SQL) against one OpenSearch node (_bulk, _search).")
+public final class PeerBenchmark implements Callable<Integer> {
+  private static final long SEED = 20_221_111;
+  private static final long WARM_ROW_OFFSET = 10_000_000_000L;
+  private static final int BULK_ROWS = 1_000;
+
+  @Option(names = "--rows", defaultValue = "300000", description = "Rows per load (default: ${DEFAULT-VALUE}).")
+  int rows;
+
+  @Option(names = "--tenants", defaultValue = "500", description = "Zipf(1) tenants (default: ${DEFAULT-VALUE}).")
+  int tenants;
+
+  @Option(names = "--queries", defaultValue = "1000",
+      description = "Timed queries per tenant group and system (default: ${DEFAULT-VALUE}).")
+  int queries;
+
+  @Option(names = "--warmup-queries", defaultValue = "200", description = "Untimed first (default: ${DEFAULT-VALUE}).")
+  int warmupQueries;
+
+  @Option(names = "--opensearch-shards", defaultValue = "8", description = "(default: ${DEFAULT-VALUE})")
+  int openSearchShards;
+
+  @Option(names = "--opensearch-heap", defaultValue = "2g", description = "(default: ${DEFAULT-VALUE})")
+  String openSearchHeap;
+
+  @Option(names = "--shard-servers", defaultValue = "3", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
+  int shardServers;
+
+  @Option(names = "--shards", defaultValue = "12", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
+  int shards;
+
+  @Option(names = "--repo", defaultValue = ".", description = "The Evenkeel checkout (default: the current directory).")
+  Path repo;
+
+  @Option(names = "--out", defaultValue = "benchmarks/results",
+      description = "Where the Markdown and the PNG go (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--smoke", description = "A few thousand rows and a few queries: checks the command works.")
+  boolean smoke;
+
+  /** A system's load: docs per second to searchable, and CPU seconds its processes spent. */
+  public record Load(int rows, double seconds, Map<String, Double> cpuSeconds) {
+    public double docsPerSecond() {
+      return rows / seconds;
+    }
+  }
+
+  /** Latencies of one tenant group on one system, in ms, in query order. */
+  public record Latencies(double[] ms) {
+    public double percentile(double p) {
+      double[] sorted = ms.clone();
+      Arrays.sort(sorted);
+      return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+  }
+
+  /** What a run measured. */
+  public record Result(Map<String, Load> evenkeel, Map<String, Load> openSearch, Map<String, Latencies> evenkeelQueries,
+      Map<String, Latencies> openSearchQueries, int queriesCompared, int countMismatches, List<String> mismatches,
+      String openSearchVersion, Path markdown, Path png) {}
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new PeerBenchmark()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Result result = run();
+    System.out.println(Files.readString(result.markdown()));
+    System.out.println("written: " + result.markdown() + ", " + result.png());
+    return result.countMismatches() == 0 ? 0 : 1;
+  }
+
+  /** Runs the whole comparison; the work directory is removed after. */
+  public Result run() throws Exception {
+    if (smoke) {
+      rows = Math.min(rows, 3_000);
+      tenants = Math.min(tenants, 100);
+      queries = Math.min(queries, 20);
+      warmupQueries = Math.min(warmupQueries, 5);
+    }
+    repo = repo.toAbsolutePath().normalize();
+    Path work = Files.createTempDirectory("evenkeel-peer-");
+    try {
+      return run(work);
+    } finally {
+      deleteRecursively(work);
+    }
+  }
+
+  private Result run(Path work) throws Exception {
+    PeerRows cold = PeerRows.generate(SEED, rows, tenants);
+    PeerRows warm = cold.shifted(WARM_ROW_OFFSET);
+    Path coldFile = work.resolve("cold.jsonl");
+    Path warmFile = work.resolve("warm.jsonl");
+    cold.writeJsonLines(coldFile);
+    warm.writeJsonLines(warmFile);
+    List<List<Long>> groups = PeerQueries.tenants(cold.rows(), 5, 20, SEED);
+    Map<String, List<PeerQuery>> queriesByGroup = new LinkedHashMap<>();
+    queriesByGroup.put("hot tenants (5 largest)",
+        PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
+    queriesByGroup.put("small tenants (20, <= 10 rows)",
+        PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
+    System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); work dir %s%n",
+        rows, tenants, 100.0 * largestShare(cold.rows()), work);
+
+    Map<String, Load> openSearchLoads = new LinkedHashMap<>();
+    Map<String, Load> evenkeelLoads = new LinkedHashMap<>();
+    try (OpenSearchPeer openSearch = OpenSearchPeer.start(repo, work.resolve("opensearch"), openSearchHeap)) {
+      System.out.println("OpenSearch node up: " + openSearch.version());
+      openSearch.createIndex(openSearchShards);
+      openSearchLoads.put("cold", bulkLoad(openSearch, cold, rows));
+      openSearchLoads.put("warm", bulkLoad(openSearch, warm, 2L * rows));
+      try (EvenkeelPeer evenkeel = EvenkeelPeer.start(repo, work.resolve("evenkeel"), shardServers, shards)) {
+        System.out.println("Evenkeel local stack up");
+        evenkeelLoads.put("cold", evenkeelLoad(evenkeel, coldFile, rows));
+        evenkeelLoads.put("warm", evenkeelLoad(evenkeel, warmFile, rows));
+        Map<String, Latencies> evenkeelQueries = new LinkedHashMap<>();
+        Map<String, Latencies> openSearchQueries = new LinkedHashMap<>();
+        List<String> mismatches = new ArrayList<>();
+        int compared = 0;
+        for (Map.Entry<String, List<PeerQuery>> group : queriesByGroup.entrySet()) {
+          List<PeerQuery> list = group.getValue();
+          double[] evenkeelMs = new double[queries];
+          double[] openSearchMs = new double[queries];
+          for (int i = 0; i < list.size(); i++) {
+            PeerQuery query = list.get(i);
+            // Alternating per query, so that drift on a shared machine hits both systems alike.
+            long started = System.nanoTime();
+            int evenkeelRows = evenkeel.query(query.sql(), query.params());
+            long between = System.nanoTime();
+            int openSearchRows = openSearch.search(query.tenant(), query.openSearch());
+            long done = System.nanoTime();
+            if (i >= warmupQueries) {
+              evenkeelMs[i - warmupQueries] = (between - started) / 1e6;
+              openSearchMs[i - warmupQueries] = (done - between) / 1e6;
+            }
+            compared++;
+            if (evenkeelRows != openSearchRows) {
+              mismatches.add(query.sql() + " " + query.params() + ": Evenkeel " + evenkeelRows + " rows, OpenSearch "
+                  + openSearchRows);
+            }
+          }
+          evenkeelQueries.put(group.getKey(), new Latencies(evenkeelMs));
+          openSearchQueries.put(group.getKey(), new Latencies(openSearchMs));
+        }
+        return report(new Result(evenkeelLoads, openSearchLoads, evenkeelQueries, openSearchQueries, compared,
+            mismatches.size(), mismatches, openSearch.version(), null, null));
+      }
+    }
+  }
+
+  /** {@code _bulk} of 1,000 rows per request, one client thread, from the first request to a completed refresh. */
+  private static Load bulkLoad(OpenSearchPeer openSearch, PeerRows rows, long expectedDocs) throws Exception {
+    List<String> bodies = rows.bulkBodies(OpenSearchPeer.INDEX, BULK_ROWS);
+    long started = System.nanoTime();
+    for (String body : bodies) {
+      openSearch.bulk(body);
+    }
+    openSearch.refresh();
+    double seconds = (System.nanoTime() - started) / 1e9;
+    long docs = openSearch.count();
+    if (docs != expectedDocs) {
+      throw new IllegalStateException("OpenSearch holds " + docs + " documents after the load, not " + expectedDocs);
+    }
+    System.out.printf(Locale.ROOT, "OpenSearch: %,d rows searchable in %.1f s%n", rows.rows().size(), seconds);
+    return new Load(rows.rows().size(), seconds, Map.of());
+  }
+
+  private static Load evenkeelLoad(EvenkeelPeer evenkeel, Path file, int rows) throws Exception {
+    List<ProcessHandle> processes = evenkeel.processes();
+    Map<String, Duration> cpuBefore = cpu(processes);
+    long started = System.nanoTime();
+    evenkeel.loadAndWait(file);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    Map<String, Duration> cpuAfter = cpu(processes);
+    Map<String, Double> cpuSeconds = new LinkedHashMap<>();
+    cpuAfter.forEach((name, after) -> cpuSeconds.merge(name,
+        (after.toMillis() - cpuBefore.getOrDefault(name, Duration.ZERO).toMillis()) / 1e3, Double::sum));
+    System.out.printf(Locale.ROOT, "Evenkeel: %,d rows loaded and searchable in %.1f s (bin/evenkeel load --wait)%n",
+        rows, seconds);
+    return new Load(rows, seconds, cpuSeconds);
+  }
+
+  /** CPU time so far of each process, by a name from its command line (its main class or jar). */
+  private static Map<String, Duration> cpu(List<ProcessHandle> processes) {
+    Map<String, Duration> cpu = new LinkedHashMap<>();
+    for (ProcessHandle process : processes) {
+      ProcessHandle.Info info = process.info();
+      info.totalCpuDuration().ifPresent(time -> cpu.merge(name(info) + " (" + process.pid() + ")", time,
+          Duration::plus));
+    }
+    return cpu;
+  }
+
+  private static String name(ProcessHandle.Info info) {
+    List<String> args = List.of(info.arguments().orElse(new String[0]));
+    for (int i = args.size() - 1; i >= 0; i--) {
+      String arg = args.get(i);
+      if (arg.endsWith(".jar") && i > 0 && args.get(i - 1).equals("-jar")) {
+        return Path.of(arg).getFileName().toString();
+      }
+      if (arg.matches("(org|io|kafka)\\.[\\w.]+[A-Z]\\w+")) {
+        return arg.substring(arg.lastIndexOf('.') + 1);
+      }
+    }
+    return info.command().map(c -> Path.of(c).getFileName().toString()).orElse("?");
+  }
+
+  private Result report(Result result) throws IOException {
+    StringBuilder md = new StringBuilder();
+    md.append(String.format(Locale.ROOT, "## Evenkeel vs OpenSearch, %s%n%n", LocalDateTime.now().withNano(0)));
+    md.append(String.format(Locale.ROOT, "%,d rows per load, %d Zipf(1) tenants; %s, %d shards, heap %s, `_bulk` of "
+        + "%,d rows, one client thread, refresh 1 s, translog fsynced per request; Evenkeel: `bin/evenkeel local`, %d "
+        + "shard servers, %d shards, durability `request`. Queries: %,d timed (after %d untimed) per group, one "
+        + "thread, alternating between the systems; %d compared, %d row-count mismatches.%n%n", rows, tenants,
+        result.openSearchVersion(), openSearchShards, openSearchHeap, BULK_ROWS, shardServers, shards, queries,
+        warmupQueries, result.queriesCompared(), result.countMismatches()));
+    md.append("| what | Evenkeel | OpenSearch | Evenkeel's speed ratio |\n|---|---:|---:|---:|\n");
+    Map<String, Double> ratios = new LinkedHashMap<>();
+    for (String phase : List.of("cold", "warm")) {
+      Load e = result.evenkeel().get(phase);
+      Load o = result.openSearch().get(phase);
+      double ratio = e.docsPerSecond() / o.docsPerSecond();
+      ratios.put("load, " + phase, ratio);
+      md.append(String.format(Locale.ROOT, "| load to searchable, %s, docs/s | %,.0f (%.1f s) | %,.0f (%.1f s) | "
+          + "%.2f× |%n", phase, e.docsPerSecond(), e.seconds(), o.docsPerSecond(), o.seconds(), ratio));
+    }
+    for (String group : result.evenkeelQueries().keySet()) {
+      Latencies e = result.evenkeelQueries().get(group);
+      Latencies o = result.openSearchQueries().get(group);
+      for (double p : new double[] {0.5, 0.99}) {
+        String label = group.substring(0, group.indexOf(" (")) + " p" + (int) (p * 100);
+        double ratio = o.percentile(p) / e.percentile(p);
+        ratios.put(label, ratio);
+        md.append(String.format(Locale.ROOT, "| %s, %s ms | %.2f | %.2f | %.2f× |%n", group, "p" + (int) (p * 100),
+            e.percentile(p), o.percentile(p), ratio));
+      }
+    }
+    md.append("\nSpeed ratio: Evenkeel's docs/s over OpenSearch's; for latencies OpenSearch's over Evenkeel's. Above "
+        + "1, Evenkeel is faster.\n\nCPU seconds of Evenkeel's processes during the cold load:\n\n");
+    result.evenkeel().get("cold").cpuSeconds().forEach((process, seconds) ->
+        md.append(String.format(Locale.ROOT, "- %s: %.1f s%n", process, seconds)));
+    if (!result.mismatches().isEmpty()) {
+      md.append("\nRow-count mismatches (first 10):\n\n");
+      result.mismatches().stream().limit(10).forEach(m -> md.append("- ").append(m).append('\n'));
+    }
+    Files.createDirectories(out);
+    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path markdown = out.resolve("peer-" + stamp + ".md");
+    Path png = out.resolve("peer-" + stamp + ".png");
+    Files.writeString(markdown, md.toString() + "\n![Evenkeel / OpenSearch](" + png.getFileName() + ")\n");
+    PeerChart.write(png, String.format(Locale.ROOT, "Evenkeel vs OpenSearch, %,d rows, this machine", rows), ratios);
+    return new Result(result.evenkeel(), result.openSearch(), result.evenkeelQueries(), result.openSearchQueries(),
+        result.queriesCompared(), result.countMismatches(), result.mismatches(), result.openSearchVersion(), markdown,
+        png);
+  }
+
+  private static double largestShare(List<TransactionLogChange> rows) {
+    Map<Long, Integer> counts = new LinkedHashMap<>();
+    rows.forEach(row -> counts.merge(row.getTenantId(), 1, Integer::sum));
+    return counts.values().stream().mapToInt(Integer::intValue).max().orElse(0) / (double) rows.size();
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path path : paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}
