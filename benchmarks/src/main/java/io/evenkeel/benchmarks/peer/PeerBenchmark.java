@@ -2,6 +2,7 @@ package io.evenkeel.benchmarks.peer;
 
 import io.evenkeel.benchmarks.peer.PeerQueries.PeerQuery;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,14 +11,17 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Evenkeel beside a real OpenSearch node on this machine, in one run, on the same rows and queries: each loads the
@@ -67,8 +71,11 @@ public final class PeerBenchmark implements Callable<Integer> {
   @Option(names = "--smoke", description = "A few thousand rows and a few queries: checks the command works.")
   boolean smoke;
 
-  /** A system's load: docs per second to searchable, and CPU seconds its processes spent. */
-  public record Load(int rows, double seconds, Map<String, Double> cpuSeconds) {
+  /**
+   * A system's load: docs per second to searchable; CPU seconds its processes spent, and all processes of the machine
+   * (the 2 cores give 2 CPU seconds per second).
+   */
+  public record Load(int rows, double seconds, Map<String, Double> cpuSeconds, double machineCpuSeconds) {
     public double docsPerSecond() {
       return rows / seconds;
     }
@@ -88,8 +95,23 @@ public final class PeerBenchmark implements Callable<Integer> {
       Map<String, Latencies> openSearchQueries, int queriesCompared, int countMismatches, List<String> mismatches,
       String openSearchVersion, Path markdown, Path png) {}
 
+  /** What runs now, closed in reverse order at the end or when the JVM is asked to stop (Ctrl-C). */
+  private final Deque<AutoCloseable> running = new ConcurrentLinkedDeque<>();
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new PeerBenchmark()).execute(args));
+    PeerBenchmark benchmark = new PeerBenchmark();
+    Runtime.getRuntime().addShutdownHook(new Thread(benchmark::closeRunning, "peer-benchmark-stop"));
+    System.exit(new CommandLine(benchmark).execute(args));
+  }
+
+  private void closeRunning() {
+    for (AutoCloseable peer = running.pollLast(); peer != null; peer = running.pollLast()) {
+      try {
+        peer.close();
+      } catch (Exception e) {
+        System.err.println("could not stop " + peer + ": " + e);
+      }
+    }
   }
 
   @Override
@@ -102,6 +124,7 @@ public final class PeerBenchmark implements Callable<Integer> {
 
   /** Runs the whole comparison; the work directory is removed after. */
   public Result run() throws Exception {
+    AvroTrust.install();
     if (smoke) {
       rows = Math.min(rows, 3_000);
       tenants = Math.min(tenants, 100);
@@ -113,6 +136,7 @@ public final class PeerBenchmark implements Callable<Integer> {
     try {
       return run(work);
     } finally {
+      closeRunning();
       deleteRecursively(work);
     }
   }
@@ -124,23 +148,23 @@ public final class PeerBenchmark implements Callable<Integer> {
     Path warmFile = work.resolve("warm.jsonl");
     cold.writeJsonLines(coldFile);
     warm.writeJsonLines(warmFile);
-    List<List<Long>> groups = PeerQueries.tenants(cold.rows(), 5, 20, SEED);
+    List<List<Long>> groups = PeerQueries.tenants(cold.rows(), 5, 20);
     Map<String, List<PeerQuery>> queriesByGroup = new LinkedHashMap<>();
     queriesByGroup.put("hot tenants (5 largest)",
         PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
-    queriesByGroup.put("small tenants (20, <= 10 rows)",
+    queriesByGroup.put("small tenants (20 smallest)",
         PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
     System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); work dir %s%n",
         rows, tenants, 100.0 * largestShare(cold.rows()), work);
 
     Map<String, Load> openSearchLoads = new LinkedHashMap<>();
     Map<String, Load> evenkeelLoads = new LinkedHashMap<>();
-    try (OpenSearchPeer openSearch = OpenSearchPeer.start(repo, work.resolve("opensearch"), openSearchHeap)) {
+    try (OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, work.resolve("opensearch"), openSearchHeap))) {
       System.out.println("OpenSearch node up: " + openSearch.version());
       openSearch.createIndex(openSearchShards);
       openSearchLoads.put("cold", bulkLoad(openSearch, cold, rows));
       openSearchLoads.put("warm", bulkLoad(openSearch, warm, 2L * rows));
-      try (EvenkeelPeer evenkeel = EvenkeelPeer.start(repo, work.resolve("evenkeel"), shardServers, shards)) {
+      try (EvenkeelPeer evenkeel = started(EvenkeelPeer.start(repo, work.resolve("evenkeel"), shardServers, shards))) {
         System.out.println("Evenkeel local stack up");
         evenkeelLoads.put("cold", evenkeelLoad(evenkeel, coldFile, rows));
         evenkeelLoads.put("warm", evenkeelLoad(evenkeel, warmFile, rows));
@@ -179,9 +203,15 @@ public final class PeerBenchmark implements Callable<Integer> {
     }
   }
 
+  private <T extends AutoCloseable> T started(T peer) {
+    running.add(peer);
+    return peer;
+  }
+
   /** {@code _bulk} of 1,000 rows per request, one client thread, from the first request to a completed refresh. */
   private static Load bulkLoad(OpenSearchPeer openSearch, PeerRows rows, long expectedDocs) throws Exception {
     List<String> bodies = rows.bulkBodies(OpenSearchPeer.INDEX, BULK_ROWS);
+    double machineCpu = machineCpuSeconds();
     long started = System.nanoTime();
     for (String body : bodies) {
       openSearch.bulk(body);
@@ -193,12 +223,13 @@ public final class PeerBenchmark implements Callable<Integer> {
       throw new IllegalStateException("OpenSearch holds " + docs + " documents after the load, not " + expectedDocs);
     }
     System.out.printf(Locale.ROOT, "OpenSearch: %,d rows searchable in %.1f s%n", rows.rows().size(), seconds);
-    return new Load(rows.rows().size(), seconds, Map.of());
+    return new Load(rows.rows().size(), seconds, Map.of(), machineCpuSeconds() - machineCpu);
   }
 
   private static Load evenkeelLoad(EvenkeelPeer evenkeel, Path file, int rows) throws Exception {
     List<ProcessHandle> processes = evenkeel.processes();
     Map<String, Duration> cpuBefore = cpu(processes);
+    double machineCpu = machineCpuSeconds();
     long started = System.nanoTime();
     evenkeel.loadAndWait(file);
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -208,32 +239,47 @@ public final class PeerBenchmark implements Callable<Integer> {
         (after.toMillis() - cpuBefore.getOrDefault(name, Duration.ZERO).toMillis()) / 1e3, Double::sum));
     System.out.printf(Locale.ROOT, "Evenkeel: %,d rows loaded and searchable in %.1f s (bin/evenkeel load --wait)%n",
         rows, seconds);
-    return new Load(rows, seconds, cpuSeconds);
+    return new Load(rows, seconds, cpuSeconds, machineCpuSeconds() - machineCpu);
   }
 
-  /** CPU time so far of each process, by a name from its command line (its main class or jar). */
-  private static Map<String, Duration> cpu(List<ProcessHandle> processes) {
+  /** CPU seconds all processes of the machine have spent since boot (/proc/stat: all but idle and iowait). */
+  private static double machineCpuSeconds() throws IOException {
+    String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long busy = 0;
+    for (int i = 1; i < fields.length && i <= 8; i++) {
+      if (i != 4 && i != 5) {
+        busy += Long.parseLong(fields[i]);
+      }
+    }
+    return busy / 100.0; // USER_HZ
+  }
+
+  /** CPU time so far of each process, by a name from its command line (its main class or jar) and its PID. */
+  private static Map<String, Duration> cpu(List<ProcessHandle> processes) throws IOException {
     Map<String, Duration> cpu = new LinkedHashMap<>();
     for (ProcessHandle process : processes) {
-      ProcessHandle.Info info = process.info();
-      info.totalCpuDuration().ifPresent(time -> cpu.merge(name(info) + " (" + process.pid() + ")", time,
-          Duration::plus));
+      Optional<Duration> time = process.info().totalCpuDuration();
+      if (time.isPresent()) {
+        cpu.put(name(process.pid()) + " (" + process.pid() + ")", time.get());
+      }
     }
     return cpu;
   }
 
-  private static String name(ProcessHandle.Info info) {
-    List<String> args = List.of(info.arguments().orElse(new String[0]));
-    for (int i = args.size() - 1; i >= 0; i--) {
+  /** The last main class or jar of a process's command line ({@code /proc/<pid>/cmdline}), else "java". */
+  private static String name(long pid) throws IOException {
+    Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
+    List<String> args = Files.exists(cmdline) ? List.of(Files.readString(cmdline).split("\u0000")) : List.of();
+    for (int i = args.size() - 1; i > 0; i--) {
       String arg = args.get(i);
-      if (arg.endsWith(".jar") && i > 0 && args.get(i - 1).equals("-jar")) {
+      if (args.get(i - 1).equals("-jar")) {
         return Path.of(arg).getFileName().toString();
       }
-      if (arg.matches("(org|io|kafka)\\.[\\w.]+[A-Z]\\w+")) {
+      if (arg.matches("[a-z]\\w*(\\.[a-z]\\w*)*\\.[A-Z]\\w*") && !args.get(i - 1).startsWith("-")) {
         return arg.substring(arg.lastIndexOf('.') + 1);
       }
     }
-    return info.command().map(c -> Path.of(c).getFileName().toString()).orElse("?");
+    return "java";
   }
 
   private Result report(Result result) throws IOException {
@@ -267,7 +313,15 @@ public final class PeerBenchmark implements Callable<Integer> {
       }
     }
     md.append("\nSpeed ratio: Evenkeel's docs/s over OpenSearch's; for latencies OpenSearch's over Evenkeel's. Above "
-        + "1, Evenkeel is faster.\n\nCPU seconds of Evenkeel's processes during the cold load:\n\n");
+        + "1, Evenkeel is faster.\n\n");
+    for (String phase : List.of("cold", "warm")) {
+      md.append(String.format(Locale.ROOT, "CPU during the %s loads: the machine's processes spent %.1f s of %.1f s "
+          + "(2 cores × wall time) for Evenkeel, %.1f s of %.1f s for OpenSearch.%n", phase,
+          result.evenkeel().get(phase).machineCpuSeconds(), 2 * result.evenkeel().get(phase).seconds(),
+          result.openSearch().get(phase).machineCpuSeconds(), 2 * result.openSearch().get(phase).seconds()));
+    }
+    md.append("\nCPU seconds of Evenkeel's processes during the cold load (the loader, `bin/evenkeel load`, is the "
+        + "rest of the machine's):\n\n");
     result.evenkeel().get("cold").cpuSeconds().forEach((process, seconds) ->
         md.append(String.format(Locale.ROOT, "- %s: %.1f s%n", process, seconds)));
     if (!result.mismatches().isEmpty()) {

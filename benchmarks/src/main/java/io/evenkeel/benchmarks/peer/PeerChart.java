@@ -27,6 +27,8 @@ final class PeerChart {
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     plot.getRenderer().setSeriesPaint(0, new Color(0x2b, 0x6c, 0xb0));
+    double largest = ratios.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+    plot.getRangeAxis().setRange(0, Math.max(1.2, largest * 1.1));
     ValueMarker parity = new ValueMarker(1.0, Color.RED, new BasicStroke(2f));
     parity.setLabel("parity");
     plot.addRangeMarker(parity);

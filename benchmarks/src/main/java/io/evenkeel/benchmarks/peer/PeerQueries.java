@@ -30,16 +30,15 @@ final class PeerQueries {
 
   private PeerQueries() {}
 
-  /** The {@code hot} tenants with the most rows, and {@code small} tenants chosen at random among those with ≤ 10. */
-  static List<List<Long>> tenants(List<TransactionLogChange> rows, int hot, int small, long seed) {
+  /** The {@code hot} tenants with the most rows and the {@code small} ones with the fewest (ties by tenant id). */
+  static List<List<Long>> tenants(List<TransactionLogChange> rows, int hot, int small) {
     Map<Long, Integer> counts = new HashMap<>();
     rows.forEach(row -> counts.merge(row.getTenantId(), 1, Integer::sum));
     List<Long> byRows = new ArrayList<>(counts.keySet());
     byRows.sort(Comparator.comparing((Long t) -> -counts.get(t)).thenComparing(t -> t));
-    List<Long> smallPool = new ArrayList<>(byRows.stream().filter(t -> counts.get(t) <= 10).sorted().toList());
-    Collections.shuffle(smallPool, new Random(seed));
-    return List.of(byRows.subList(0, Math.min(hot, byRows.size())),
-        smallPool.subList(0, Math.min(small, smallPool.size())));
+    List<Long> fewest = new ArrayList<>(byRows);
+    fewest.sort(Comparator.comparing((Long t) -> counts.get(t)).thenComparing(t -> t));
+    return List.of(byRows.subList(0, Math.min(hot, byRows.size())), fewest.subList(0, Math.min(small, fewest.size())));
   }
 
   /** {@code count} queries over {@code tenants} in turn. */
