@@ -97,9 +97,9 @@ public final class ShardServerProcess implements AutoCloseable {
    * and returns once it is acknowledged: searchable too, with {@code waitForRefresh}.
    */
   public void write(int shard, List<TransactionLogChange> changes, boolean waitForRefresh) {
-    ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard).setSender("test-" + ProcessHandle.current().pid())
-        .setBatchSequence(batchSequence.getAndIncrement()).setSentTime(System.currentTimeMillis())
-        .setWaitForRefresh(waitForRefresh).setChanges(changes).build();
+    ShardWriteBatch batch = ShardWriteBatch.newBuilder().setShard(shard)
+        .setSender("test-" + ProcessHandle.current().pid()).setBatchSequence(batchSequence.getAndIncrement())
+        .setSentTime(System.currentTimeMillis()).setWaitForRefresh(waitForRefresh).setChanges(changes).build();
     stub().withDeadlineAfter(60, TimeUnit.SECONDS).write(WriteRequest.newBuilder().setShard(shard)
         .setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
   }

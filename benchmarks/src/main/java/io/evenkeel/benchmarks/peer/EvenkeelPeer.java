@@ -67,7 +67,8 @@ final class EvenkeelPeer implements AutoCloseable {
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " " + params);
+      throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " "
+          + params);
     }
     JsonNode rows = JSON.readTree(response.body()).path("rows");
     return rows.size();

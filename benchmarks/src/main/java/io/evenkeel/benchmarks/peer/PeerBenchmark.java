@@ -55,10 +55,11 @@ public final class PeerBenchmark implements Callable<Integer> {
   @Option(names = "--opensearch-heap", defaultValue = "2g", description = "(default: ${DEFAULT-VALUE})")
   String openSearchHeap;
 
-  @Option(names = "--shard-servers", defaultValue = "3", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--shard-servers", defaultValue = "1",
+      description = "Evenkeel's, as bin/evenkeel local starts them (default: ${DEFAULT-VALUE}).")
   int shardServers;
 
-  @Option(names = "--shards", defaultValue = "12", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--shards", defaultValue = "8", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
   int shards;
 
   @Option(names = "--repo", defaultValue = ".", description = "The Evenkeel checkout (default: the current directory).")
@@ -154,7 +155,8 @@ public final class PeerBenchmark implements Callable<Integer> {
         PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
     queriesByGroup.put("small tenants (20 smallest)",
         PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
-    System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); work dir %s%n",
+    System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); work dir"
+        + " %s%n",
         rows, tenants, 100.0 * largestShare(cold.rows()), work);
 
     Map<String, Load> openSearchLoads = new LinkedHashMap<>();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,11 +32,12 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--wipe", description = "Delete the data directory first and start fresh.")
   boolean wipe;
 
-  @Option(names = "--shard-servers", defaultValue = "3", description = "Shard-server processes (default: ${DEFAULT-VALUE}).")
-  int shardServers;
+  @Option(names = "--shard-servers",
+      description = "Shard-server processes (default: the data directory's recorded layout, else 1).")
+  Integer shardServers;
 
-  @Option(names = "--shards", defaultValue = "12", description = "Shards N (default: ${DEFAULT-VALUE}).")
-  int shards;
+  @Option(names = "--shards", description = "Shards N (default: the data directory's recorded layout, else 8).")
+  Integer shards;
 
   @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L or dynamic (default: ${DEFAULT-VALUE}).")
   String policy;
@@ -191,16 +193,18 @@ public final class LocalCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private StackOptions options() {
+  private StackOptions options() throws IOException {
+    StackLayout layout = StackLayout.choose(shards, shardServers,
+        wipe ? Optional.empty() : StackLayout.recorded(dataDir));
     StackPorts ports;
     try {
-      ports = new StackPorts(basePort, shardServers);
+      ports = new StackPorts(basePort, layout.shardServers());
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
-    if (shards < shardServers) {
-      throw new UserError("--shards must be >= --shard-servers (each server hosts at least one); got: " + shards
-          + " shards for " + shardServers + " servers");
+    if (layout.shards() < layout.shardServers()) {
+      throw new UserError("--shards must be >= --shard-servers (each server hosts at least one); got: "
+          + layout.shards() + " shards for " + layout.shardServers() + " servers");
     }
     try {
       PolicySpec.parse(policy);
@@ -216,7 +220,8 @@ public final class LocalCommand implements Callable<Integer> {
     if (!(theta >= 0)) {
       throw new UserError("--theta must be >= 0; got: " + theta);
     }
-    return new StackOptions(dataDir, ports, shards, policy, noReplay ? 0 : replayRate, surgeFactor, theta, topic);
+    return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
+        topic);
   }
 
   private static void deleteRecursively(Path dir) throws IOException {
