@@ -3,8 +3,8 @@ package io.evenkeel.benchmarks.peer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.embedded.KafkaBroker;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -63,8 +63,8 @@ final class OpenSearchPeer implements AutoCloseable {
     }
     Path java = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
         + "/usr/lib/jvm; set PEER_JAVA_HOME")).resolve("bin/java");
-    int http = freePort();
-    int transport = freePort();
+    int http = KafkaBroker.freePort();
+    int transport = KafkaBroker.freePort();
     Files.createDirectories(home);
     List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
         "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
@@ -160,12 +160,6 @@ final class OpenSearchPeer implements AutoCloseable {
       return version.find() ? Integer.parseInt(version.group(1)) : 0;
     } catch (IOException e) {
       return 0;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 

@@ -1,6 +1,7 @@
 package io.evenkeel.benchmarks.peer;
 
 import io.evenkeel.benchmarks.peer.PeerQueries.PeerQuery;
+import io.evenkeel.benchmarks.query.BenchmarkFigures;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import org.apache.lucene.util.IOUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -87,7 +89,7 @@ public final class PeerBenchmark implements Callable<Integer> {
     public double percentile(double p) {
       double[] sorted = ms.clone();
       Arrays.sort(sorted);
-      return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+      return BenchmarkFigures.percentile(sorted, p);
     }
   }
 
@@ -138,7 +140,7 @@ public final class PeerBenchmark implements Callable<Integer> {
       return run(work);
     } finally {
       closeRunning();
-      deleteRecursively(work);
+      IOUtils.rm(work);
     }
   }
 
@@ -345,13 +347,5 @@ public final class PeerBenchmark implements Callable<Integer> {
     Map<Long, Integer> counts = new LinkedHashMap<>();
     rows.forEach(row -> counts.merge(row.getTenantId(), 1, Integer::sum));
     return counts.values().stream().mapToInt(Integer::intValue).max().orElse(0) / (double) rows.size();
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    try (var paths = Files.walk(dir)) {
-      for (Path path : paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
   }
 }

@@ -3,8 +3,8 @@ package io.evenkeel.benchmarks.query;
 import java.util.Arrays;
 import java.util.List;
 
-/** Flags and latency figures shared by the query benchmarks. */
-final class BenchmarkFigures {
+/** Flags and latency figures shared by the query and peer benchmarks. */
+public final class BenchmarkFigures {
   private BenchmarkFigures() {}
 
   static int intArg(String[] args, String name, int defaultValue) {
@@ -35,7 +35,7 @@ final class BenchmarkFigures {
   }
 
   /** The p-quantile (nearest rank) of ascending {@code sorted}. */
-  static double percentile(double[] sorted, double p) {
+  public static double percentile(double[] sorted, double p) {
     return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
   }
 
