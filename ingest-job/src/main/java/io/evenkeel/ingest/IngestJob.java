@@ -90,10 +90,10 @@ public final class IngestJob {
 
     monitor(routed, settings);
 
+    // Chained after routing, without a shuffle: see ChangeFolder for why no keyBy is needed.
     return settings.batchWindowMs == 0 ? routed : routed
-        .keyBy(r -> Tuple2.of(r.change.getTenantId(), r.change.getRowId()),
-            TypeInformation.of(new TypeHint<Tuple2<Long, Long>>() {}))
-        .process(new ChangeFolder(settings.batchWindowMs)).name("fold changes per row").uid("fold");
+        .transform("fold changes per row", TypeInformation.of(RoutedChange.class),
+            new ChangeFolder(settings.batchWindowMs)).uid("fold");
   }
 
   private static void monitor(DataStream<RoutedChange> routed, IngestSettings settings) {

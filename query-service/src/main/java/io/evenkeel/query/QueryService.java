@@ -9,6 +9,7 @@ import io.evenkeel.query.optimize.QueryPlan;
 import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.query.parse.StatementParser;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
@@ -116,6 +117,17 @@ public final class QueryService implements SqlService, AutoCloseable {
     statement.items().forEach(item -> columns.add(item.label()));
     return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
         execution.shardSearchMicros());
+  }
+
+  @Override
+  public int refresh() {
+    int[] shards = router.allShards();
+    ShardClients.FanOut<?> refreshed = clients.refresh(shards,
+        Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
+    if (!refreshed.failures().isEmpty()) {
+      throw QueryException.shardsFailed(shards.length, refreshed.failures());
+    }
+    return shards.length;
   }
 
   @Override

@@ -156,8 +156,12 @@ class QueryServiceIT {
   }
 
   @Test
-  void healthAndExplainAndAttributeFrequency() {
+  void healthRefreshExplainAndAttributeFrequency() {
     assertThat(client.get("/health").body().get("status").asText()).isEqualTo("ok");
+    SqlClient.Answer refreshed = client.postRaw("/refresh", "");
+    assertThat(refreshed.status()).isEqualTo(200);
+    assertThat(refreshed.body().get("shards").asInt()).isEqualTo(8);
+    assertThat(client.get("/refresh").status()).isEqualTo(405);
     SqlClient.Answer explain = client.sql("EXPLAIN SELECT * FROM transaction_logs WHERE tenant_id = 7 "
         + "AND created_time >= 0 AND attr('size') = 'M'");
     assertThat(explain.body().get("columns").get(0).asText()).isEqualTo("plan");

@@ -68,6 +68,12 @@ class ShardFailureIT {
         assertThat(unaffected.status()).isEqualTo(200);
         assertThat(unaffected.body().at("/rows/0/0").asLong())
             .isEqualTo(rows.stream().filter(r -> r.getTenantId() == tenantOnFirst).count());
+
+        started = System.nanoTime();
+        SqlClient.Answer refresh = client.postRaw("/refresh", "");
+        assertThat(refresh.status()).isEqualTo(504);
+        assertThat(refresh.body().get("error").asText()).startsWith("4 of 8 shards failed: [shard 4 at 127.0.0.1:");
+        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(DEADLINE.toMillis() + 1_000);
       } finally {
         cluster.server(1).resume();
       }

@@ -1,26 +1,37 @@
 package io.evenkeel.ingest.fold;
 
 import io.evenkeel.ingest.route.RoutedChange;
-import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.java.tuple.Tuple2;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Per-row folding, the job's write batching window: the changes of one row (keyed by tenant and row) that arrive
- * within {@code windowMs} of its first one fold into one change with the row's final state (INSERT + UPDATE* → one
- * upsert; ... + DELETE → one delete). A change not newer than the pending one is dropped, as the shard would ignore
- * it. The pending change is keyed state and its timer is checkpointed, so a restore loses nothing.
+ * Per-row folding, the job's write batching window: the changes of one row that arrive within one window fold into
+ * one change with the row's final state (INSERT + UPDATE* → one upsert; ... + DELETE → one delete); a change not
+ * newer than the pending one is dropped, as the shard would ignore it.
+ *
+ * <p>The window is a bundle held in memory, not in Flink state (as Flink SQL's mini-batch operators do): it is sent
+ * on every {@code windowMs}, when it holds {@link #MAX_PENDING_ROWS} rows, and before every checkpoint barrier. So a
+ * completed checkpoint, and the Kafka offsets it commits, covers only changes the sink has sent and the shards have
+ * acknowledged (the sink waits for them at the barrier): {@code evenkeel load --wait} relies on it. It needs no
+ * {@code keyBy} either: every change of a row comes through one Kafka partition (producers key by tenant and row),
+ * hence through one subtask of this chain, in order; changes of a row that a producer spread over partitions are not
+ * folded, and the shards' versions order them.
  */
-public final class ChangeFolder extends KeyedProcessFunction<Tuple2<Long, Long>, RoutedChange, RoutedChange> {
+public final class ChangeFolder extends AbstractStreamOperator<RoutedChange>
+    implements OneInputStreamOperator<RoutedChange, RoutedChange> {
+  /** Bounds the bundle's memory when one window brings more distinct rows than usual. */
+  static final int MAX_PENDING_ROWS = 100_000;
+
+  private record Row(long tenant, long row) {}
+
   private final long windowMs;
-  private transient ValueState<RoutedChange> pending;
+  private transient Map<Row, RoutedChange> pending;
   private transient Counter folded;
 
   public ChangeFolder(long windowMs) {
@@ -28,33 +39,49 @@ public final class ChangeFolder extends KeyedProcessFunction<Tuple2<Long, Long>,
   }
 
   @Override
-  public void open(OpenContext context) {
+  public void open() throws Exception {
+    super.open();
     AvroTrust.install();
-    pending = getRuntimeContext().getState(new ValueStateDescriptor<>("pending-change", RoutedChange.class));
-    folded = getRuntimeContext().getMetricGroup().counter("foldedChanges");
+    pending = new LinkedHashMap<>();
+    folded = getMetricGroup().counter("foldedChanges");
+    getProcessingTimeService().scheduleWithFixedDelay(time -> sendPending(), windowMs, windowMs);
   }
 
   @Override
-  public void processElement(RoutedChange next, Context context, Collector<RoutedChange> out) throws Exception {
-    RoutedChange current = pending.value();
+  public void processElement(StreamRecord<RoutedChange> element) {
+    // Upstream operators make a new change per record, so keeping the instance is safe under object reuse.
+    RoutedChange next = element.getValue();
+    Row row = new Row(next.change.getTenantId(), next.change.getRowId());
+    RoutedChange current = pending.putIfAbsent(row, next);
     if (current == null) {
-      // A copy: with object reuse, the network input may hand the same instance again for the next record.
-      pending.update(new RoutedChange(next.shard, next.hot, TransactionLogChange.newBuilder(next.change).build()));
-      context.timerService().registerProcessingTimeTimer(context.timerService().currentProcessingTime() + windowMs);
+      if (pending.size() >= MAX_PENDING_ROWS) {
+        sendPending();
+      }
       return;
     }
     folded.inc();
     if (next.change.getVersion() > current.change.getVersion()) {
-      pending.update(new RoutedChange(next.shard, next.hot, Changes.fold(current.change, next.change)));
+      pending.put(row, new RoutedChange(next.shard, next.hot, Changes.fold(current.change, next.change)));
     }
   }
 
+  /** Before the barrier goes downstream: what this checkpoint covers must reach the sink first. */
   @Override
-  public void onTimer(long timestamp, OnTimerContext context, Collector<RoutedChange> out) throws Exception {
-    RoutedChange current = pending.value();
-    if (current != null) {
-      out.collect(current);
-      pending.clear();
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    sendPending();
+  }
+
+  @Override
+  public void finish() throws Exception {
+    sendPending();
+    super.finish();
+  }
+
+  private void sendPending() {
+    for (RoutedChange change : pending.values()) {
+      output.collect(new StreamRecord<>(change, change.change.getModifiedTime()));
     }
+    pending.clear();
   }
 }

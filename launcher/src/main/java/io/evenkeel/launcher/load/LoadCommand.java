@@ -10,8 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -48,9 +51,14 @@ public final class LoadCommand implements Callable<Integer> {
   @Option(names = "--topic", description = "The ingest topic (default: the local stack's).")
   String topic;
 
-  @Option(names = "--wait", description = "Return only when every loaded row is searchable as loaded (asked through "
-      + "the query service), and print the time from the first row sent to that moment.")
+  @Option(names = "--wait", description = "Return only when every loaded row is searchable as loaded: when the ingest "
+      + "job has committed offsets past the load's records (at its next checkpoint, after the shards acknowledged "
+      + "them) and the query service has refreshed the shards; print the time from the first row sent to that moment.")
   boolean await;
+
+  @Option(names = "--group", description = "With --wait: the ingest job's Kafka consumer group (default: the local "
+      + "stack's).")
+  String group;
 
   @Option(names = "--wait-timeout", defaultValue = "10m", converter = DurationConverter.class,
       description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
@@ -75,13 +83,17 @@ public final class LoadCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(format == null ? e.getMessage() : "--format must be jsonl or csv; got: '" + format + "'");
     }
-    if (bootstrapServers == null || topic == null || (await && url == null)) {
+    if (bootstrapServers == null || topic == null || (await && (url == null || group == null))) {
       StackInfo stack = StackInfo.read(dataDir);
       bootstrapServers = bootstrapServers == null ? stack.bootstrapServers() : bootstrapServers;
       topic = topic == null ? stack.topic() : topic;
       url = url == null ? stack.queryService() : url;
+      group = group == null ? stack.ingestGroup() : group;
+      if (await && group == null) {
+        throw new UserError(dataDir.resolve(StackInfo.FILE) + " does not name the ingest job's consumer group (a stack "
+            + "started by an older version): restart it, or pass --group");
+      }
     }
-    SearchableWait searchable = await ? new SearchableWait() : null;
     PrintStream out = System.out;
     Properties properties = new Properties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -97,11 +109,7 @@ public final class LoadCommand implements Callable<Integer> {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
         RowReader reader = RowReader.open(file, rowFormat)) {
-      Loader loader = new Loader(producer, topic, skipBad, out, progressInterval);
-      if (searchable != null) {
-        loader.onSent(searchable);
-      }
-      result = loader.load(reader, Files.size(file));
+      result = new Loader(producer, topic, skipBad, out, progressInterval).load(reader, Files.size(file));
     } catch (IOException e) {
       out.println("load failed: " + e.getMessage());
       return 1;
@@ -114,14 +122,14 @@ public final class LoadCommand implements Callable<Integer> {
     out.printf("loaded %,d rows in %.1f s (%,.0f rows/s)%s%n", result.sent(), result.took().toNanos() / 1e9,
         result.rowsPerSecond(), result.skipped() == 0 ? "" : String.format("; skipped %,d malformed lines",
             result.skipped()));
-    if (searchable != null && result.sent() > 0) {
-      try {
-        searchable.await(new SqlClient(url), waitTimeout, out);
+    if (await && result.sent() > 0) {
+      try (Admin kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+        new SearchableWait(kafka, group, topic, out).await(result.lastOffsets(), new SqlClient(url), waitTimeout);
       } catch (IOException e) {
         out.println("wait failed: " + e.getMessage());
         return 1;
       }
-      out.printf("all %,d loaded rows searchable %.1f s after the first was sent%n", searchable.rows(),
+      out.printf("all %,d loaded rows searchable %.1f s after the first was sent%n", result.sent(),
           (System.nanoTime() - result.firstSentNanos()) / 1e9);
     }
     return 0;

@@ -6,8 +6,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,8 +30,10 @@ public final class Loader {
    * @param skipped bad lines passed over ({@code --skip-bad})
    * @param stoppedAt the bad line that ended the load, or null
    * @param firstSentNanos {@link System#nanoTime} when the first change was handed to the producer, or -1
+   * @param lastOffsets per partition of the topic, the offset of the last change the broker acknowledged there
    */
-  public record Result(long sent, long skipped, BadLineException stoppedAt, long firstSentNanos, Duration took) {
+  public record Result(long sent, long skipped, BadLineException stoppedAt, long firstSentNanos, Duration took,
+      Map<Integer, Long> lastOffsets) {
     public double rowsPerSecond() {
       return sent / Math.max(took.toNanos() / 1e9, 1e-9);
     }
@@ -41,7 +44,6 @@ public final class Loader {
   private final boolean skipBad;
   private final PrintStream out;
   private final Duration progressEvery;
-  private Consumer<TransactionLogChange> sent = change -> {};
 
   public Loader(Producer<byte[], byte[]> producer, String topic, boolean skipBad, PrintStream out,
       Duration progressEvery) {
@@ -52,16 +54,11 @@ public final class Loader {
     this.progressEvery = progressEvery;
   }
 
-  /** Also hands every change it sends to {@code listener} (for {@code --wait}). */
-  public Loader onSent(Consumer<TransactionLogChange> listener) {
-    this.sent = listener;
-    return this;
-  }
-
   /** Loads every change of {@code reader}; {@code fileBytes} sizes the progress' ETA. */
   public Result load(RowReader reader, long fileBytes) throws IOException, InterruptedException {
     AtomicLong acknowledged = new AtomicLong();
     AtomicReference<Exception> failure = new AtomicReference<>();
+    Map<Integer, Long> lastOffsets = new ConcurrentHashMap<>();
     long start = System.nanoTime();
     long firstSent = -1;
     long produced = 0;
@@ -99,11 +96,11 @@ public final class Loader {
       producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (metadata, e) -> {
         if (e == null) {
           acknowledged.incrementAndGet();
+          lastOffsets.merge(metadata.partition(), metadata.offset(), Math::max);
         } else {
           failure.compareAndSet(null, e);
         }
       });
-      sent.accept(change);
       produced++;
       if (failure.get() != null) {
         break;
@@ -120,7 +117,7 @@ public final class Loader {
           + " acknowledged rows: " + failure.get().getMessage(), failure.get());
     }
     return new Result(acknowledged.get(), skipped, stoppedAt, firstSent,
-        Duration.ofNanos(System.nanoTime() - start));
+        Duration.ofNanos(System.nanoTime() - start), Map.copyOf(lastOffsets));
   }
 
   private void progress(long rows, long bytes, long fileBytes, long elapsedNanos) {

@@ -1,105 +1,87 @@
 package io.evenkeel.launcher.load;
 
 import io.evenkeel.launcher.sql.SqlClient;
-import io.evenkeel.launcher.sql.SqlResult;
-import io.evenkeel.schemas.ChangeOp;
-import io.evenkeel.schemas.TransactionLogChange;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
-import java.util.StringJoiner;
-import java.util.function.Consumer;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
- * {@code load --wait}: remembers what each loaded row must look like (present with its {@code modified_time}, or
- * absent after a DELETE) and asks the query service, tenant by tenant, until every row does.
+ * {@code load --wait}: the loaded rows are searchable once (1) the ingest job's consumer group has committed, on every
+ * partition the load wrote to, an offset past the load's last record there, and then (2) every shard has refreshed.
+ *
+ * <p>(1) means the shards hold every change of the load: the job commits its offsets when a checkpoint completes, and
+ * a checkpoint completes only after the sink has sent every change that came before its barrier and the shards have
+ * acknowledged them (written to their translogs and applied to their indexes). (2) is the query service's {@code POST
+ * /refresh}, which makes every acknowledged write searchable. Nothing is asked row by row, so the wait costs the
+ * cluster almost nothing, whatever the load's size.
  */
-final class SearchableWait implements Consumer<TransactionLogChange> {
-  /** Row ids per query, to keep each statement small. */
-  private static final int IDS_PER_QUERY = 500;
-  private static final long ABSENT = Long.MIN_VALUE;
+final class SearchableWait {
+  private static final Duration POLL = Duration.ofMillis(100);
 
-  /** tenant → row → the modified_time the row must show, or {@link #ABSENT}. */
-  private final Map<Long, Map<Long, Long>> pending = new HashMap<>();
-  private long rows;
+  private final Admin kafka;
+  private final String group;
+  private final String topic;
+  private final PrintStream out;
 
-  /** Called for every change sent; the last change of a row decides what it must look like. */
-  @Override
-  public void accept(TransactionLogChange change) {
-    Long previous = pending.computeIfAbsent(change.getTenantId(), t -> new HashMap<>())
-        .put(change.getRowId(), change.getOp() == ChangeOp.DELETE ? ABSENT : change.getModifiedTime());
-    if (previous == null) {
-      rows++;
-    }
+  SearchableWait(Admin kafka, String group, String topic, PrintStream out) {
+    this.kafka = kafka;
+    this.group = group;
+    this.topic = topic;
+    this.out = out;
   }
 
-  /** Waits until every row looks as loaded; throws if {@code timeout} passes first, saying how many still differ. */
-  void await(SqlClient sql, Duration timeout, PrintStream out) throws IOException, InterruptedException {
+  /**
+   * Waits until the rows whose last offsets per partition are {@code lastOffsets} are searchable; throws if {@code
+   * timeout} passes first, saying how far the ingest job is behind.
+   */
+  void await(Map<Integer, Long> lastOffsets, SqlClient sql, Duration timeout)
+      throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    long nextProgress = 0;
+    long nextProgress = System.nanoTime() + Duration.ofSeconds(2).toNanos();
     while (true) {
-      for (Iterator<Map.Entry<Long, Map<Long, Long>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<Long, Map<Long, Long>> tenant = it.next();
-        confirm(sql, tenant.getKey(), tenant.getValue());
-        if (tenant.getValue().isEmpty()) {
-          it.remove();
-        }
-      }
-      long left = remaining();
-      if (left == 0) {
-        return;
+      long behind = behind(lastOffsets);
+      if (behind == 0) {
+        break;
       }
       if (System.nanoTime() > deadline) {
-        throw new IOException(left + " of " + rows + " loaded rows are not searchable as loaded after "
-            + timeout.toSeconds() + " s");
+        throw new IOException("after " + timeout.toSeconds() + " s the ingest job (Kafka consumer group " + group
+            + ") has still not written " + behind + " records of the load; is it running?");
       }
       if (System.nanoTime() > nextProgress) {
-        out.printf("waiting: %,d of %,d rows searchable%n", rows - left, rows);
+        out.printf("waiting: the ingest job is %,d records behind the load%n", behind);
         out.flush();
         nextProgress = System.nanoTime() + Duration.ofSeconds(2).toNanos();
       }
-      Thread.sleep(500);
+      Thread.sleep(POLL.toMillis());
+    }
+    try {
+      sql.refresh();
+    } catch (SqlClient.SqlError e) {
+      throw new IOException("the query service could not refresh the shards: " + e.getMessage(), e);
     }
   }
 
-  long rows() {
-    return rows;
-  }
-
-  private long remaining() {
-    return pending.values().stream().mapToLong(Map::size).sum();
-  }
-
-  /** Removes the rows of one tenant that the service already shows as loaded. */
-  private void confirm(SqlClient sql, long tenant, Map<Long, Long> expected) throws IOException, InterruptedException {
-    List<Long> ids = new ArrayList<>(expected.keySet());
-    for (int from = 0; from < ids.size(); from += IDS_PER_QUERY) {
-      List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + IDS_PER_QUERY));
-      StringJoiner in = new StringJoiner(", ", "(", ")");
-      chunk.forEach(id -> in.add(Long.toString(id)));
-      SqlResult result;
-      try {
-        result = sql.query("SELECT row_id, modified_time FROM transaction_logs WHERE tenant_id = " + tenant
-            + " AND row_id IN " + in + " LIMIT " + chunk.size());
-      } catch (SqlClient.SqlError e) {
-        throw new IOException("the query service refused the check: " + e.getMessage(), e);
-      }
-      Map<Long, Long> found = new HashMap<>();
-      for (List<com.fasterxml.jackson.databind.JsonNode> row : result.rows()) {
-        found.put(row.get(0).asLong(), row.get(1).asLong());
-      }
-      for (Long id : chunk) {
-        long want = expected.get(id);
-        Long seen = found.get(id);
-        if (want == ABSENT ? seen == null : seen != null && seen == want) {
-          expected.remove(id);
-        }
-      }
+  /** How many of the load's records the group's committed offsets have not passed yet. */
+  private long behind(Map<Integer, Long> lastOffsets) throws IOException, InterruptedException {
+    Map<TopicPartition, OffsetAndMetadata> committed;
+    try {
+      committed = kafka.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    } catch (ExecutionException e) {
+      throw new IOException("cannot read the committed offsets of consumer group " + group + ": "
+          + e.getCause().getMessage(), e.getCause());
     }
+    long behind = 0;
+    for (Map.Entry<Integer, Long> last : lastOffsets.entrySet()) {
+      OffsetAndMetadata offset = committed.get(new TopicPartition(topic, last.getKey()));
+      // A committed offset is the next record the group will read.
+      long next = offset == null ? 0 : offset.offset();
+      behind += Math.max(0, last.getValue() + 1 - next);
+    }
+    return behind;
   }
 }

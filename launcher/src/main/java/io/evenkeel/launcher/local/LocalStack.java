@@ -107,6 +107,8 @@ final class LocalStack implements AutoCloseable {
         .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
             "--group-id", StackOptions.INGEST_GROUP,
+            // load --wait waits for a checkpoint past its rows: the interval bounds that wait.
+            "--checkpoint-interval-ms", "1000",
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
@@ -142,7 +144,7 @@ final class LocalStack implements AutoCloseable {
     }
 
     info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
-        zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
+        StackOptions.INGEST_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
         queryService);
     info.write(options.dataDir());
     return info;

@@ -2,7 +2,6 @@ package io.evenkeel.launcher.sql;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -11,7 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A client of the query service's {@code POST /sql}. */
+/** A client of the query service's {@code POST /sql} and {@code POST /refresh}. */
 public final class SqlClient {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -24,22 +23,35 @@ public final class SqlClient {
     }
   }
 
-  private final URI endpoint;
+  private final String baseUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /** @param baseUrl e.g. http://127.0.0.1:7704 */
   public SqlClient(String baseUrl) {
-    this.endpoint = URI.create(baseUrl.replaceAll("/+$", "") + "/sql");
+    this.baseUrl = baseUrl.replaceAll("/+$", "");
   }
 
   public SqlResult query(String sql) throws SqlError, IOException, InterruptedException {
-    ObjectNode request = JSON.createObjectNode().put("sql", sql);
+    String body = post("/sql", JSON.writeValueAsString(JSON.createObjectNode().put("sql", sql)));
+    return SqlResult.fromJson(json(body), body);
+  }
+
+  /**
+   * {@code POST /refresh}: when it returns, every write the shard servers acknowledged before the call is searchable.
+   * Returns how many shards that covered.
+   */
+  public int refresh() throws SqlError, IOException, InterruptedException {
+    return json(post("/refresh", "")).path("shards").asInt();
+  }
+
+  private String post(String path, String body) throws SqlError, IOException, InterruptedException {
+    URI endpoint = URI.create(baseUrl + path);
     HttpResponse<String> response;
     try {
       response = http.send(HttpRequest.newBuilder(endpoint)
           .header("Content-Type", "application/json")
           .timeout(Duration.ofMinutes(2))
-          .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(request))).build(),
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
           HttpResponse.BodyHandlers.ofString());
     } catch (ConnectException e) {
       throw new IOException("no query service at " + endpoint + " (connection refused)", e);
@@ -47,14 +59,16 @@ public final class SqlClient {
     if (response.statusCode() / 100 != 2) {
       throw new SqlError("error " + response.statusCode() + ": " + errorMessage(response.body()));
     }
-    JsonNode body;
+    return response.body();
+  }
+
+  private JsonNode json(String body) throws IOException {
     try {
-      body = JSON.readTree(response.body());
+      return JSON.readTree(body);
     } catch (IOException e) {
-      throw new IOException("the query service at " + endpoint + " answered with something other than JSON: "
-          + abbreviate(response.body()), e);
+      throw new IOException("the query service at " + baseUrl + " answered with something other than JSON: "
+          + abbreviate(body), e);
     }
-    return SqlResult.fromJson(body, response.body());
   }
 
   /** The service's "error" or "message" field when the body is JSON, else the body itself. */

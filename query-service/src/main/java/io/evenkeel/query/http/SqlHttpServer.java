@@ -113,6 +113,10 @@ public final class SqlHttpServer implements AutoCloseable {
         requireMethod(method, "POST", path);
         return sql(request);
       }
+      case "/refresh" -> {
+        requireMethod(method, "POST", path);
+        return Map.of("shards", service.refresh());
+      }
       case "/health" -> {
         requireMethod(method, "GET", path);
         return Map.of("status", "ok");
@@ -126,7 +130,7 @@ public final class SqlHttpServer implements AutoCloseable {
         return answer;
       }
       default -> throw new HttpError(404, "no endpoint " + method + " " + path
-          + "; endpoints are POST /sql, GET /health, GET /attributes");
+          + "; endpoints are POST /sql, POST /refresh, GET /health, GET /attributes");
     }
   }
 

@@ -15,6 +15,12 @@ public interface SqlService {
    */
   QueryResult execute(String sql, List<Object> params, boolean allowPartial);
 
+  /**
+   * Makes every write the shard servers acknowledged before the call searchable, on every shard; returns how many
+   * shards it covered. Throws a 504 {@code QueryException} naming the shards that did not answer.
+   */
+  int refresh();
+
   /** Attribute keys by how often queries filtered or read them: the input for choosing hot keys. */
   AttributeFrequency attributeFrequency();
 }

@@ -10,10 +10,12 @@ import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchResponse;
 import io.evenkeel.schemas.shard.FetchShardsRequest;
 import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.RefreshShardsRequest;
 import io.evenkeel.schemas.shard.RowId;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.SearchShardsRequest;
 import io.evenkeel.schemas.shard.ShardError;
+import io.evenkeel.schemas.shard.ShardRefreshResult;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.grpc.Deadline;
 import io.grpc.Status;
@@ -72,6 +74,14 @@ public final class ShardClients implements AutoCloseable {
         },
         response -> response.getResultsList().stream()
             .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
+  }
+
+  /** Makes every write acknowledged before the call searchable on each shard: one call per server. */
+  public FanOut<ShardRefreshResult> refresh(int[] shards, Deadline deadline) {
+    return perServer(shards, deadline,
+        (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards).build()),
+        response -> response.getResultsList().stream()
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r)).toList());
   }
 
   /**

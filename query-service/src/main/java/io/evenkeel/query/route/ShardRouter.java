@@ -22,6 +22,11 @@ public final class ShardRouter {
     this.policy = policy;
   }
 
+  /** Every shard of the cluster. */
+  public int[] allShards() {
+    return ShardRange.all(policy.get().numShards()).shards();
+  }
+
   public Route route(Predicate where) {
     RoutingPolicy current = policy.get();
     int numShards = current.numShards();

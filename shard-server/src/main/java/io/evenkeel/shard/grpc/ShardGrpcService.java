@@ -7,6 +7,8 @@ import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchResponse;
 import io.evenkeel.schemas.shard.FetchShardsRequest;
 import io.evenkeel.schemas.shard.FetchShardsResponse;
+import io.evenkeel.schemas.shard.RefreshShardsRequest;
+import io.evenkeel.schemas.shard.RefreshShardsResponse;
 import io.evenkeel.schemas.shard.RowId;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
@@ -14,6 +16,7 @@ import io.evenkeel.schemas.shard.SearchShardsRequest;
 import io.evenkeel.schemas.shard.SearchShardsResponse;
 import io.evenkeel.schemas.shard.ShardError;
 import io.evenkeel.schemas.shard.ShardFetchResult;
+import io.evenkeel.schemas.shard.ShardRefreshResult;
 import io.evenkeel.schemas.shard.ShardSearchResult;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.ShardStats;
@@ -161,6 +164,20 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       rows.addRows(com.google.protobuf.ByteString.copyFrom(row));
     }
     return rows.build();
+  }
+
+  @Override
+  public void refreshShards(RefreshShardsRequest request, StreamObserver<RefreshShardsResponse> response) {
+    answer(response, () -> RefreshShardsResponse.newBuilder()
+        .addAllResults(inParallel(request.getShardsList(), shard -> {
+          ShardRefreshResult.Builder result = ShardRefreshResult.newBuilder().setShard(shard);
+          ShardError error = perShard(() -> {
+            shards.apply(shard).refresh();
+            return null;
+          });
+          return (error == null ? result : result.setError(error)).build();
+        }))
+        .build());
   }
 
   @Override

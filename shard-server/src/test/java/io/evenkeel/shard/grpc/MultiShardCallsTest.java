@@ -14,9 +14,12 @@ import io.evenkeel.schemas.shard.FetchShardsRequest;
 import io.evenkeel.schemas.shard.FetchShardsResponse;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.RefreshShardsRequest;
+import io.evenkeel.schemas.shard.RefreshShardsResponse;
 import io.evenkeel.schemas.shard.RowId;
 import io.evenkeel.schemas.shard.SearchShardsRequest;
 import io.evenkeel.schemas.shard.SearchShardsResponse;
+import io.evenkeel.schemas.shard.ShardRefreshResult;
 import io.evenkeel.schemas.shard.ShardSearchResult;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.Term;
@@ -90,5 +93,29 @@ class MultiShardCallsTest {
         .build());
     assertThat(fetched.getResults(0).getResponse().getRowsCount()).isEqualTo(1); // row 11 lives on shard 1
     assertThat(fetched.getResults(1).getResponse().getRowsCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aRefreshCallMakesAcknowledgedWritesSearchableOnEachShardItNames() {
+    // The server refreshes every 60 s on its own: these writes stay invisible until the call.
+    for (int shard = 0; shard < 2; shard++) {
+      ShardWriteBatch batch = batch(shard, 2, List.of(insert(9, 20 + shard, 2).build()), false);
+      stub.write(WriteRequest.newBuilder().setShard(shard).setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
+    }
+    Query tenantNine = Query.newBuilder().setLimit(10).setTrackTotal(true).setFilter(Filter.newBuilder()
+        .setTerm(Term.newBuilder().setField("tenant_id").setValue(Value.newBuilder().setLongValue(9)))).build();
+    SearchShardsRequest search = SearchShardsRequest.newBuilder().addAllShards(List.of(0, 1)).setQuery(tenantNine)
+        .build();
+    assertThat(stub.searchShards(search).getResultsList()).allSatisfy(
+        result -> assertThat(result.getResponse().getHitsCount()).isZero());
+
+    RefreshShardsResponse refreshed = stub.refreshShards(RefreshShardsRequest.newBuilder()
+        .addAllShards(List.of(0, 1, 5)).build());
+    assertThat(refreshed.getResultsList()).extracting(ShardRefreshResult::getShard).containsExactly(0, 1, 5);
+    assertThat(refreshed.getResults(0).hasError()).isFalse();
+    assertThat(refreshed.getResults(1).hasError()).isFalse();
+    assertThat(refreshed.getResults(2).getError().getCode()).isEqualTo("NOT_FOUND");
+    assertThat(stub.searchShards(search).getResultsList()).allSatisfy(
+        result -> assertThat(result.getResponse().getHitsCount()).isEqualTo(1));
   }
 }
