@@ -15,9 +15,9 @@ import io.evenkeel.ingest.source.DeadLetter;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.source.RawRecord;
 import io.evenkeel.ingest.source.RawRecordDeserializer;
+import io.evenkeel.ingest.source.SourcedChange;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.schemas.RuleProposal;
-import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.WindowSummary;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +70,7 @@ public final class IngestJob {
         })
         .setDeserializer(new RawRecordDeserializer())
         .build();
-    SingleOutputStreamOperator<TransactionLogChange> changes = env
+    SingleOutputStreamOperator<SourcedChange> changes = env
         .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + settings.topic).uid("kafka-source")
         .process(new ChangeDecoder()).name("decode").uid("decode");
     changes.getSideOutput(ChangeDecoder.DEAD_LETTERS)

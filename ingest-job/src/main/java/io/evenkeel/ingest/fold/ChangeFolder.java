@@ -16,12 +16,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * newer than the pending one is dropped, as the shard would ignore it.
  *
  * <p>The window is a bundle held in memory, not in Flink state (as Flink SQL's mini-batch operators do): it is sent
- * on every {@code windowMs}, when it holds {@link #MAX_PENDING_ROWS} rows, and before every checkpoint barrier. So a
- * completed checkpoint, and the Kafka offsets it commits, covers only changes the sink has sent and the shards have
- * acknowledged (the sink waits for them at the barrier): {@code evenkeel load --wait} relies on it. It needs no
- * {@code keyBy} either: every change of a row comes through one Kafka partition (producers key by tenant and row),
- * hence through one subtask of this chain, in order; changes of a row that a producer spread over partitions are not
- * folded, and the shards' versions order them.
+ * whole every {@code windowMs}, when it holds {@link #MAX_PENDING_ROWS} rows, and before every checkpoint barrier, so
+ * a completed checkpoint covers only changes the sink has had acknowledged (it waits for them at the barrier) and a
+ * restore loses nothing. Sent whole and in the order rows first arrived, a partition's changes reach the sink in the
+ * order of their first offsets, which the sink's written offsets rely on. It needs no {@code keyBy} either: every
+ * change of a row comes through one Kafka partition (producers key by tenant and row), hence through one subtask of
+ * this chain, in order; changes of a row that a producer spread over partitions are not folded, and the shards'
+ * versions order them.
  */
 public final class ChangeFolder extends AbstractStreamOperator<RoutedChange>
     implements OneInputStreamOperator<RoutedChange, RoutedChange> {
@@ -60,9 +61,9 @@ public final class ChangeFolder extends AbstractStreamOperator<RoutedChange>
       return;
     }
     folded.inc();
-    if (next.change.getVersion() > current.change.getVersion()) {
-      pending.put(row, new RoutedChange(next.shard, next.hot, Changes.fold(current.change, next.change)));
-    }
+    // Either way the pending change now stands for the partition's offsets up to this one.
+    pending.put(row, current.through(next.change.getVersion() > current.change.getVersion()
+        ? Changes.fold(current.change, next.change) : current.change, next.lastOffset));
   }
 
   /** Before the barrier goes downstream: what this checkpoint covers must reach the sink first. */

@@ -3,6 +3,7 @@ package io.evenkeel.ingest.route;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.Participant;
+import io.evenkeel.ingest.source.SourcedChange;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.apache.flink.util.Collector;
  * of a round in flight, so a rule never moves a row already routed. A change always routes by its row's creation
  * time, so updates and deletes go where the insert went.
  */
-public final class ChangeRouter extends ProcessFunction<TransactionLogChange, RoutedChange> {
+public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedChange> {
   private final IngestSettings settings;
   private transient CuratorFramework zookeeper;
   private transient Participant participant;
@@ -49,8 +50,8 @@ public final class ChangeRouter extends ProcessFunction<TransactionLogChange, Ro
   }
 
   @Override
-  public void processElement(TransactionLogChange change, Context context, Collector<RoutedChange> out)
-      throws Exception {
+  public void processElement(SourcedChange sourced, Context context, Collector<RoutedChange> out) throws Exception {
+    TransactionLogChange change = sourced.change;
     long tenant = change.getTenantId();
     int shard;
     boolean hot;
@@ -63,7 +64,8 @@ public final class ChangeRouter extends ProcessFunction<TransactionLogChange, Ro
       hot = participant.ruleList().offsetSizeFor(tenant, change.getCreatedTime()) > 1;
     }
     routed.inc();
-    out.collect(new RoutedChange(shard, hot, change));
+    out.collect(new RoutedChange(shard, hot, change, sourced.topic, sourced.partition, sourced.offset,
+        sourced.offset));
   }
 
   @Override

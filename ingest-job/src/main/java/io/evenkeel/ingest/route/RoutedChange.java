@@ -2,17 +2,35 @@ package io.evenkeel.ingest.route;
 
 import io.evenkeel.schemas.TransactionLogChange;
 
-/** A change with the shard the rules give its row, and whether its tenant is hot (spread over more than one shard). */
+/**
+ * A change with the shard the rules give its row, whether its tenant is hot (spread over more than one shard), and
+ * the offsets it stands for in its Kafka partition: first..last, more than one when changes of the row were folded
+ * into it (or dropped as not newer), so the sink can say up to which offset every change is written.
+ */
 public class RoutedChange {
   public int shard;
   public boolean hot;
   public TransactionLogChange change;
+  public String topic;
+  public int partition;
+  public long firstOffset;
+  public long lastOffset;
 
   public RoutedChange() {}
 
-  public RoutedChange(int shard, boolean hot, TransactionLogChange change) {
+  public RoutedChange(int shard, boolean hot, TransactionLogChange change, String topic, int partition,
+      long firstOffset, long lastOffset) {
     this.shard = shard;
     this.hot = hot;
     this.change = change;
+    this.topic = topic;
+    this.partition = partition;
+    this.firstOffset = firstOffset;
+    this.lastOffset = lastOffset;
+  }
+
+  /** This change, standing also for the partition's offsets up to {@code offset}. */
+  public RoutedChange through(TransactionLogChange folded, long offset) {
+    return new RoutedChange(shard, hot, folded, topic, partition, firstOffset, Math.max(lastOffset, offset));
   }
 }

@@ -40,6 +40,11 @@ public class IngestSettings implements Serializable {
   @Option(names = "--group-id", description = "Kafka consumer group. (default: ${DEFAULT-VALUE})")
   public String groupId = "evenkeel-ingest";
 
+  @Option(names = "--written-offsets-group",
+      description = "The Kafka consumer group in which the sink records, per partition, the offset up to which every "
+          + "change is written to its shard (no consumer joins it). (default: <group-id>.written)")
+  public String writtenOffsetsGroup;
+
   @Option(names = "--start-offsets",
       description = "earliest, latest, or committed (falling back to earliest). (default: ${DEFAULT-VALUE})")
   public String startOffsets = "committed";
@@ -151,5 +156,10 @@ public class IngestSettings implements Serializable {
     if (value <= 0) {
       throw new IllegalArgumentException(what + " must be > 0; got: " + value);
     }
+  }
+
+  /** The group of {@code --written-offsets-group}, or its default. */
+  public String writtenOffsetsGroup() {
+    return writtenOffsetsGroup != null ? writtenOffsetsGroup : groupId + ".written";
   }
 }

@@ -12,6 +12,7 @@ final class Lane {
   final boolean hot;
   private final Semaphore inFlight = new Semaphore(1);
   private List<TransactionLogChange> buffer = new ArrayList<>();
+  private List<WrittenOffsets.Pending> tokens = new ArrayList<>();
   private long firstBufferedAt;
 
   Lane(int shard, boolean hot) {
@@ -19,12 +20,16 @@ final class Lane {
     this.hot = hot;
   }
 
-  /** Buffers the change; returns how many changes the lane now buffers. */
-  int add(TransactionLogChange change, LongSupplier clock) {
+  /** A batch taken from the lane: its changes, and their tokens to acknowledge once the shard has. */
+  record Batch(List<TransactionLogChange> changes, List<WrittenOffsets.Pending> tokens) {}
+
+  /** Buffers the change with its token; returns how many changes the lane now buffers. */
+  int add(TransactionLogChange change, WrittenOffsets.Pending token, LongSupplier clock) {
     if (buffer.isEmpty()) {
       firstBufferedAt = clock.getAsLong();
     }
     buffer.add(change);
+    tokens.add(token);
     return buffer.size();
   }
 
@@ -37,7 +42,7 @@ final class Lane {
    * Takes the buffer as one batch and the request slot with it, to be given back by {@link #release}; without
    * {@code mayWait}, only if the slot is free now. Null if the lane buffers nothing or the slot is taken.
    */
-  List<TransactionLogChange> take(boolean mayWait) throws InterruptedException {
+  Batch take(boolean mayWait) throws InterruptedException {
     if (buffer.isEmpty()) {
       return null;
     }
@@ -46,8 +51,9 @@ final class Lane {
     } else if (!inFlight.tryAcquire()) {
       return null;
     }
-    List<TransactionLogChange> batch = buffer;
+    Batch batch = new Batch(buffer, tokens);
     buffer = new ArrayList<>();
+    tokens = new ArrayList<>();
     return batch;
   }
 

@@ -3,7 +3,9 @@ package io.evenkeel.ingest.sink;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Batching into per-shard lanes: buffers changes per shard in two lanes, normal and hot, and hands a lane's buffer to
@@ -26,6 +28,7 @@ final class ShardLanes {
   private final LongSupplier clock;
   private final ShardWriteClient client;
   private final SinkMetrics metrics;
+  private final WrittenOffsets written = new WrittenOffsets();
 
   ShardLanes(int numShards, int batchSize, int hotBuffer, long lingerMs, LongSupplier clock, ShardWriteClient client,
       SinkMetrics metrics) {
@@ -45,7 +48,7 @@ final class ShardLanes {
   /** Buffers the change in its shard's lane, and sends the lane's batch once it is full. */
   void add(RoutedChange routed) throws InterruptedException {
     Lane lane = lanes[routed.shard][routed.hot ? 1 : 0];
-    int buffered = lane.add(routed.change, clock);
+    int buffered = lane.add(routed.change, written.track(routed), clock);
     if (buffered >= batchSize) {
       // The hot lane sends only when it can without waiting, unless its buffer is full.
       boolean mayWait = !lane.hot || buffered >= hotBuffer;
@@ -64,6 +67,11 @@ final class ShardLanes {
     }
   }
 
+  /** The partitions whose written offset moved since the last call: see {@link WrittenOffsets#advance}. */
+  Map<TopicPartition, Long> advanceWritten() {
+    return written.advance();
+  }
+
   /** Sends everything buffered and waits until every lane's requests are acknowledged or failed for good. */
   void flush() throws InterruptedException {
     for (Lane[] shardLanes : lanes) {
@@ -80,13 +88,14 @@ final class ShardLanes {
 
   /** Sends the lane's buffer as one batch; without {@code mayWait}, only if its request slot is free now. */
   private void send(Lane lane, boolean mayWait) throws InterruptedException {
-    List<TransactionLogChange> batch = lane.take(mayWait);
+    Lane.Batch batch = lane.take(mayWait);
     if (batch == null) {
       return;
     }
-    client.write(lane.shard, batch).whenComplete((acknowledged, failure) -> {
+    client.write(lane.shard, batch.changes()).whenComplete((acknowledged, failure) -> {
       if (failure == null) {
-        metrics.acknowledged(lane.shard, lane.hot, batch);
+        metrics.acknowledged(lane.shard, lane.hot, batch.changes());
+        batch.tokens().forEach(WrittenOffsets.Pending::acknowledge);
       }
       lane.release();
     });

@@ -15,13 +15,19 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * The shard sink's writer: hands each change to its shard's lane ({@link ShardLanes}, which batches them and sends
  * the batches through the {@link ShardWriteClient}), sends lanes that waited {@code sinkLingerMs} from a timer, and at
  * a checkpoint sends everything and waits for every acknowledgement. A write that failed for good fails the next
- * {@link #write} or {@link #flush} with its IOException.
+ * {@link #write} or {@link #flush} with its IOException. From the same timer it publishes the written offsets
+ * ({@link WrittenOffsets}, {@link WrittenOffsetsPublisher}).
  */
 final class ShardSinkWriter implements SinkWriter<RoutedChange> {
+  /** How often the written offsets are published, at most. */
+  private static final long PUBLISH_INTERVAL_MS = 100;
+
   private final ProcessingTimeService time;
   private final long lingerMs;
   private final ShardWriteClient client;
   private final ShardLanes lanes;
+  private final WrittenOffsetsPublisher written;
+  private long nextPublish;
 
   ShardSinkWriter(IngestSettings settings, WriterInitContext context) {
     AvroTrust.install();
@@ -32,6 +38,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     this.client = new ShardWriteClient(primaries, sender, settings.sinkRequestTimeoutMs);
     this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer, lingerMs,
         time::getCurrentProcessingTime, client, new SinkMetrics(context.metricGroup(), primaries));
+    this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.writtenOffsetsGroup(), sender);
     scheduleLinger();
   }
 
@@ -56,12 +63,17 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
   public void flush(boolean endOfInput) throws IOException, InterruptedException {
     lanes.flush();
     client.checkFailure();
+    written.publish(lanes.advanceWritten());
   }
 
   private void scheduleLinger() {
     time.registerTimer(time.getCurrentProcessingTime() + lingerMs, now -> {
       if (!client.failed()) {
         lanes.sendLingering(now);
+        if (now >= nextPublish) {
+          written.publish(lanes.advanceWritten());
+          nextPublish = now + PUBLISH_INTERVAL_MS;
+        }
       }
       scheduleLinger();
     });
@@ -69,6 +81,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
 
   @Override
   public void close() {
+    written.close();
     client.close();
   }
 }

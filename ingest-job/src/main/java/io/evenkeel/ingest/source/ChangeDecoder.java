@@ -15,7 +15,7 @@ import org.apache.flink.util.OutputTag;
  * Decodes Avro single-object changes and checks them; anything undecodable or invalid goes to {@link #DEAD_LETTERS}
  * with the reason, and the job goes on.
  */
-public final class ChangeDecoder extends ProcessFunction<RawRecord, TransactionLogChange> {
+public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChange> {
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
   private transient SingleObjectCodec<TransactionLogChange> codec;
@@ -29,7 +29,7 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, TransactionL
   }
 
   @Override
-  public void processElement(RawRecord record, Context context, Collector<TransactionLogChange> out) {
+  public void processElement(RawRecord record, Context context, Collector<SourcedChange> out) {
     TransactionLogChange change;
     try {
       change = codec.decode(record.value);
@@ -39,6 +39,6 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, TransactionL
       context.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));
       return;
     }
-    out.collect(change);
+    out.collect(new SourcedChange(change, record.topic, record.partition, record.offset));
   }
 }

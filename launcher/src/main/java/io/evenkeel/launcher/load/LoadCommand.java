@@ -52,13 +52,13 @@ public final class LoadCommand implements Callable<Integer> {
   String topic;
 
   @Option(names = "--wait", description = "Return only when every loaded row is searchable as loaded: when the ingest "
-      + "job has committed offsets past the load's records (at its next checkpoint, after the shards acknowledged "
-      + "them) and the query service has refreshed the shards; print the time from the first row sent to that moment.")
+      + "job's written offsets have passed the load's records and the query service has refreshed the shards; print "
+      + "the time from the first row sent to that moment.")
   boolean await;
 
-  @Option(names = "--group", description = "With --wait: the ingest job's Kafka consumer group (default: the local "
-      + "stack's).")
-  String group;
+  @Option(names = "--written-offsets-group", description = "With --wait: the Kafka consumer group in which the ingest "
+      + "job records the offsets it has written (default: the local stack's).")
+  String writtenOffsetsGroup;
 
   @Option(names = "--wait-timeout", defaultValue = "10m", converter = DurationConverter.class,
       description = "How long --wait waits (default: ${DEFAULT-VALUE}).")
@@ -83,15 +83,15 @@ public final class LoadCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(format == null ? e.getMessage() : "--format must be jsonl or csv; got: '" + format + "'");
     }
-    if (bootstrapServers == null || topic == null || (await && (url == null || group == null))) {
+    if (bootstrapServers == null || topic == null || (await && (url == null || writtenOffsetsGroup == null))) {
       StackInfo stack = StackInfo.read(dataDir);
       bootstrapServers = bootstrapServers == null ? stack.bootstrapServers() : bootstrapServers;
       topic = topic == null ? stack.topic() : topic;
       url = url == null ? stack.queryService() : url;
-      group = group == null ? stack.ingestGroup() : group;
-      if (await && group == null) {
-        throw new UserError(dataDir.resolve(StackInfo.FILE) + " does not name the ingest job's consumer group (a stack "
-            + "started by an older version): restart it, or pass --group");
+      writtenOffsetsGroup = writtenOffsetsGroup == null ? stack.writtenOffsetsGroup() : writtenOffsetsGroup;
+      if (await && writtenOffsetsGroup == null) {
+        throw new UserError(dataDir.resolve(StackInfo.FILE) + " does not name the written offsets group (a stack "
+            + "started by an older version): restart it, or pass --written-offsets-group");
       }
     }
     PrintStream out = System.out;
@@ -124,7 +124,7 @@ public final class LoadCommand implements Callable<Integer> {
             result.skipped()));
     if (await && result.sent() > 0) {
       try (Admin kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-        new SearchableWait(kafka, group, topic, out).await(result.lastOffsets(), new SqlClient(url), waitTimeout);
+        new SearchableWait(kafka, writtenOffsetsGroup, topic, out).await(result.lastOffsets(), new SqlClient(url), waitTimeout);
       } catch (IOException e) {
         out.println("wait failed: " + e.getMessage());
         return 1;

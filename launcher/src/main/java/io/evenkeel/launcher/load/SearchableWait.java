@@ -11,14 +11,14 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * {@code load --wait}: the loaded rows are searchable once (1) the ingest job's consumer group has committed, on every
- * partition the load wrote to, an offset past the load's last record there, and then (2) every shard has refreshed.
+ * {@code load --wait}: the loaded rows are searchable once (1) the ingest job's written offsets have passed, on every
+ * partition the load wrote to, the load's last record there, and then (2) every shard has refreshed.
  *
- * <p>(1) means the shards hold every change of the load: the job commits its offsets when a checkpoint completes, and
- * a checkpoint completes only after the sink has sent every change that came before its barrier and the shards have
- * acknowledged them (written to their translogs and applied to their indexes). (2) is the query service's {@code POST
- * /refresh}, which makes every acknowledged write searchable. Nothing is asked row by row, so the wait costs the
- * cluster almost nothing, whatever the load's size.
+ * <p>(1) means the shards hold every change of the load: the job's sink records, per partition, the offset up to which
+ * every change is acknowledged by its shard (written to its translog and applied to its index), as the committed
+ * offsets of a consumer group of their own. (2) is the query service's {@code POST /refresh}, which makes every
+ * acknowledged write searchable. Nothing is asked row by row, so the wait costs the cluster almost nothing, whatever
+ * the load's size.
  */
 final class SearchableWait {
   private static final Duration POLL = Duration.ofMillis(100);
@@ -49,8 +49,8 @@ final class SearchableWait {
         break;
       }
       if (System.nanoTime() > deadline) {
-        throw new IOException("after " + timeout.toSeconds() + " s the ingest job (Kafka consumer group " + group
-            + ") has still not written " + behind + " records of the load; is it running?");
+        throw new IOException("after " + timeout.toSeconds() + " s the ingest job has still not written " + behind
+            + " records of the load (its written offsets, group " + group + "); is it running?");
       }
       if (System.nanoTime() > nextProgress) {
         out.printf("waiting: the ingest job is %,d records behind the load%n", behind);
@@ -66,19 +66,19 @@ final class SearchableWait {
     }
   }
 
-  /** How many of the load's records the group's committed offsets have not passed yet. */
+  /** How many of the load's records the written offsets have not passed yet. */
   private long behind(Map<Integer, Long> lastOffsets) throws IOException, InterruptedException {
     Map<TopicPartition, OffsetAndMetadata> committed;
     try {
       committed = kafka.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
     } catch (ExecutionException e) {
-      throw new IOException("cannot read the committed offsets of consumer group " + group + ": "
+      throw new IOException("cannot read the written offsets (consumer group " + group + "): "
           + e.getCause().getMessage(), e.getCause());
     }
     long behind = 0;
     for (Map.Entry<Integer, Long> last : lastOffsets.entrySet()) {
       OffsetAndMetadata offset = committed.get(new TopicPartition(topic, last.getKey()));
-      // A committed offset is the next record the group will read.
+      // Kafka's convention: a committed offset is the next record to read, one past the last written.
       long next = offset == null ? 0 : offset.offset();
       behind += Math.max(0, last.getValue() + 1 - next);
     }

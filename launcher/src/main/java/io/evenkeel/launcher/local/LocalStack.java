@@ -106,9 +106,7 @@ final class LocalStack implements AutoCloseable {
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
-            "--group-id", StackOptions.INGEST_GROUP,
-            // load --wait waits for a checkpoint past its rows: the interval bounds that wait.
-            "--checkpoint-interval-ms", "1000",
+            "--group-id", StackOptions.INGEST_GROUP, "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP,
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
@@ -144,7 +142,7 @@ final class LocalStack implements AutoCloseable {
     }
 
     info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
-        StackOptions.INGEST_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
+        StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
         queryService);
     info.write(options.dataDir());
     return info;

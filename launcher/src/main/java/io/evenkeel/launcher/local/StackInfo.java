@@ -13,14 +13,14 @@ import java.util.List;
  * Where a running local stack listens, written to {@code <data dir>/stack.json} once it is ready and removed when it
  * stops: {@code evenkeel load} and {@code evenkeel sql} find the stack through it.
  *
- * @param ingestGroup the ingest job's Kafka consumer group, whose committed offsets say what it has written
+ * @param writtenOffsetsGroup the Kafka consumer group in which the ingest job records the offsets it has written
  * @param queryService the SQL endpoint's base URL
  */
 public record StackInfo(
     @JsonProperty("pid") long pid,
     @JsonProperty("bootstrap_servers") String bootstrapServers,
     @JsonProperty("topic") String topic,
-    @JsonProperty("ingest_group") String ingestGroup,
+    @JsonProperty("written_offsets_group") String writtenOffsetsGroup,
     @JsonProperty("zookeeper") String zookeeper,
     @JsonProperty("zookeeper_root") String zookeeperRoot,
     @JsonProperty("shards") int shards,

@@ -10,8 +10,10 @@ import java.nio.file.Path;
 record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
     double theta, String topic) {
   static final String ZOOKEEPER_ROOT = "/evenkeel/local";
-  /** The ingest job's Kafka consumer group (its default), whose committed offsets give the backlog. */
+  /** The ingest job's Kafka consumer group (its default). */
   static final String INGEST_GROUP = "evenkeel-ingest";
+  /** Where the ingest job records the offsets it has written: the backlog and {@code load --wait} read them. */
+  static final String WRITTEN_OFFSETS_GROUP = INGEST_GROUP + ".written";
   static final int TOPIC_PARTITIONS = 4;
 
   boolean replay() {

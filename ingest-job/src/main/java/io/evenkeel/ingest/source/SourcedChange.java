@@ -1,0 +1,20 @@
+package io.evenkeel.ingest.source;
+
+import io.evenkeel.schemas.TransactionLogChange;
+
+/** A decoded change and where it was read: its Kafka topic, partition and offset. */
+public class SourcedChange {
+  public TransactionLogChange change;
+  public String topic;
+  public int partition;
+  public long offset;
+
+  public SourcedChange() {}
+
+  public SourcedChange(TransactionLogChange change, String topic, int partition, long offset) {
+    this.change = change;
+    this.topic = topic;
+    this.partition = partition;
+    this.offset = offset;
+  }
+}
