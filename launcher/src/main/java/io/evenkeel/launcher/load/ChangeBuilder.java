@@ -1,6 +1,8 @@
 package io.evenkeel.launcher.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.table.Column;
@@ -54,6 +56,41 @@ final class ChangeBuilder {
           : wrongType(field, "a decimal string such as \"19.90\"", value)));
       case KEYWORD, TEXT, ATTRIBUTES -> put(field, value.isTextual() ? value.asText()
           : wrongType(field, "a string", value));
+    }
+  }
+
+  /** A JSON string, the common case, without a JsonNode: the same outcome as {@link #set(String, JsonNode)}. */
+  void setText(String field, String text) throws BadLineException {
+    Column column = column(field);
+    if (field.equals(OP)) {
+      op(text);
+      return;
+    }
+    switch (column == null ? ColumnType.LONG : column.type()) {
+      case KEYWORD, TEXT, ATTRIBUTES -> put(field, text);
+      case DECIMAL -> put(field, decimal(field, text));
+      case LONG, INT -> set(field, TextNode.valueOf(text)); // says what was wrong
+    }
+  }
+
+  /** A JSON integer that fits a long, without a JsonNode: the same outcome as {@link #set(String, JsonNode)}. */
+  void setLong(String field, long value) throws BadLineException {
+    Column column = column(field);
+    if (field.equals(OP)) {
+      set(field, LongNode.valueOf(value)); // says what was wrong
+      return;
+    }
+    switch (column == null ? ColumnType.LONG : column.type()) {
+      case LONG -> put(field, value);
+      case INT -> {
+        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+          throw new BadLineException(line, field + " " + value + " is out of range [" + Integer.MIN_VALUE + ", "
+              + Integer.MAX_VALUE + "]");
+        }
+        put(field, (int) value);
+      }
+      case DECIMAL -> put(field, decimal(field, Long.toString(value)));
+      case KEYWORD, TEXT, ATTRIBUTES -> set(field, LongNode.valueOf(value)); // says what was wrong
     }
   }
 
@@ -118,7 +155,9 @@ final class ChangeBuilder {
     if (!column.nullable()) {
       throw new BadLineException(line, field + " cannot be null");
     }
-    given.add(field);
+    if (!given.add(field)) {
+      throw new BadLineException(line, field + " is given twice");
+    }
     change.put(field, null);
   }
 
@@ -139,7 +178,9 @@ final class ChangeBuilder {
     } catch (IllegalArgumentException e) {
       throw new BadLineException(line, "op must be INSERT, UPDATE or DELETE; got: '" + text + "'");
     }
-    given.add(OP);
+    if (!given.add(OP)) {
+      throw new BadLineException(line, OP + " is given twice");
+    }
     change.setOp(op);
   }
 

@@ -53,7 +53,13 @@ class RowReaderTest {
         "[1, 2]",
         "{\"tenant_id\": 1, \"row_id\": 17, \"created_time\": 1700000000000, \"op\": \"upsert\"}",
         "{\"tenant_id\": 1, \"row_id\": 18, \"created_time\": null}",
-        "{\"op\": \"DELETE\", \"tenant_id\": 2, \"row_id\": 20, \"created_time\": 1700000000000, \"version\": 7}"),
+        "{\"op\": \"DELETE\", \"tenant_id\": 2, \"row_id\": 20, \"created_time\": 1700000000000, \"version\": 7}",
+        "{\"tenant_id\": 1, \"row_id\": 21, \"row_id\": 22, \"created_time\": 1700000000000}",
+        "{\"tenant_id\": 1, \"row_id\": 23, \"created_time\": 1700000000000, \"title\": \"a\", \"title\": null}",
+        "{\"tenant_id\": 1, \"row_id\": 24, \"created_time\": 1700000000000} {\"tenant_id\": 1}",
+        "{\"tenant_id\": 1, \"row_id\": 25, \"created_time\": 1700000000000, \"status\": 3000000000}",
+        "{\"tenant_id\": 1, \"row_id\": 26, \"created_time\": 1700000000000, \"title\": 5}",
+        "{\"tenant_id\": 1, \"row_id\": 99999999999999999999, \"created_time\": 1700000000000}"),
         changes);
 
     assertThat(outcomes.get(0)).isEqualTo("ok 1:10");
@@ -68,7 +74,14 @@ class RowReaderTest {
     assertThat(outcomes.get(8)).isEqualTo("line 10: op must be INSERT, UPDATE or DELETE; got: 'upsert'");
     assertThat(outcomes.get(9)).isEqualTo("line 11: created_time cannot be null");
     assertThat(outcomes.get(10)).isEqualTo("ok 2:20");
-    assertThat(outcomes).hasSize(11);
+    assertThat(outcomes.get(11)).isEqualTo("line 13: row_id is given twice");
+    assertThat(outcomes.get(12)).isEqualTo("line 14: title is given twice");
+    assertThat(outcomes.get(13)).isEqualTo("line 15: bad JSON: more after the object: {");
+    assertThat(outcomes.get(14)).isEqualTo("line 16: status 3000000000 is out of range [-2147483648, 2147483647]");
+    assertThat(outcomes.get(15)).isEqualTo("line 17: title must be a string; got number 5");
+    assertThat(outcomes.get(16)).isEqualTo("line 18: row_id 99999999999999999999 is out of range "
+        + "[-9223372036854775808, 9223372036854775807]");
+    assertThat(outcomes).hasSize(17);
 
     TransactionLogChange first = changes.get(0);
     assertThat(first.getOp()).isEqualTo(ChangeOp.INSERT);
