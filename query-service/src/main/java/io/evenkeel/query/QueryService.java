@@ -107,7 +107,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     Route route = router.route(plan.where());
     if (statement.explain()) {
       List<List<Object>> lines = new ArrayList<>();
-      PlanPrinter.lines(plan, route.reason()).forEach(line -> lines.add(List.of(line)));
+      PlanPrinter.lines(plan, route.reason(), route.size()).forEach(line -> lines.add(List.of(line)));
       return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0);
     }
     QueryExecution execution = new QueryExecution(clients, plan, route, allowPartial,

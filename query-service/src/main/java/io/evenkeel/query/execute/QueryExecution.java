@@ -75,12 +75,14 @@ public final class QueryExecution {
 
   /**
    * Phase one: every shard's top ids and sort keys; merge; phase two: fetch only the page's rows. When doc values
-   * cover the select list, the hits carry their columns and are the rows: no phase two.
+   * cover the select list, the hits carry their columns and are the rows; on a single shard they carry the rows
+   * themselves ({@link QueryPlan#rowsInHits}): no phase two either way.
    */
   private List<List<Object>> twoPhase() {
+    boolean rowsInHits = plan.rowsInHits(shards.length);
     Query query = Query.newBuilder().setFilter(plan.filter()).addAllSort(plan.sort())
         .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
-        .addAllColumns(plan.hitColumns()).build();
+        .addAllColumns(plan.hitColumns()).setIncludeRows(rowsInHits).build();
     Map<Integer, SearchResponse> responses = search(query);
     List<RowMerger.ShardHit> hits = new ArrayList<>();
     responses.forEach((shard, response) -> {
@@ -96,6 +98,10 @@ public final class QueryExecution {
     }
     if (!plan.hitColumns().isEmpty()) {
       return RowMerger.project(page.stream().map(this::rowOfColumns).toList(), statement, evaluator);
+    }
+    if (rowsInHits) {
+      return RowMerger.project(page.stream().map(hit -> RowDecoder.decode(hit.hit().getRow().toByteArray())).toList(),
+          statement, evaluator);
     }
     Map<Integer, List<RowId>> idsByShard = new LinkedHashMap<>();
     for (RowMerger.ShardHit hit : page) {

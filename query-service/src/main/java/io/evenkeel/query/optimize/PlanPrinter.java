@@ -12,14 +12,14 @@ import java.util.stream.Collectors;
 public final class PlanPrinter {
   private PlanPrinter() {}
 
-  /** One line per fact; {@code route} describes the shards the query visits. */
-  public static List<String> lines(QueryPlan plan, String route) {
+  /** One line per fact; {@code route} describes the {@code shards} shards the query visits. */
+  public static List<String> lines(QueryPlan plan, String route, int shards) {
     List<String> lines = new ArrayList<>();
     lines.add("where: " + plan.where());
     lines.add("access:");
     access(plan.access(), "  ", lines);
     lines.add("route: " + route);
-    lines.add("execution: " + execution(plan));
+    lines.add("execution: " + execution(plan, shards));
     return lines;
   }
 
@@ -50,19 +50,22 @@ public final class PlanPrinter {
         .collect(Collectors.joining(", ", "[", "]"));
   }
 
-  private static String execution(QueryPlan plan) {
+  private static String execution(QueryPlan plan, int shards) {
     SelectStatement statement = plan.statement();
     String page = statement.limit() == null ? "" : ", LIMIT " + statement.limit()
         + (statement.offset() > 0 ? " OFFSET " + statement.offset() : "");
     String order = statement.orderBy().isEmpty() ? "" : ", ORDER BY "
         + statement.orderBy().stream().map(OrderItem::toString).collect(Collectors.joining(", "));
     return switch (plan.mode()) {
-      case TWO_PHASE -> (plan.hitColumns().isEmpty() ? "two-phase: top " + plan.hitsPerShard() + " ids"
-          : "one phase: top " + plan.hitsPerShard() + " hits") + " per shard by " + sort(plan.sort())
+      case TWO_PHASE -> (plan.hitColumns().isEmpty() && plan.rowsInHits(shards) ? "one phase: top "
+          + plan.hitsPerShard() + " rows of the one shard"
+          : plan.hitColumns().isEmpty() ? "two-phase: top " + plan.hitsPerShard() + " ids per shard"
+          : "one phase: top " + plan.hitsPerShard() + " hits per shard") + " by " + sort(plan.sort())
           + (plan.orderedByComposite() ? " (in composite index order: read from the "
           + (plan.sort().get(0).getDescending() ? "highest" : "lowest") + " " + plan.sort().get(0).getField()
           + " in steps, stop at the page)" : "")
-          + (plan.hitColumns().isEmpty() ? ", merge" + page + ", then fetch the rows"
+          + (plan.rowsInHits(shards) ? page
+          : plan.hitColumns().isEmpty() ? ", merge" + page + ", then fetch the rows"
           : " with " + String.join(", ", plan.hitColumns()) + " from doc values, merge" + page
           + " (covered: no fetch)");
       case ROWS -> "fetch candidate rows" + (plan.serviceFilter() ? ", filter in the service" : "")

@@ -59,4 +59,13 @@ public record QueryPlan(
     sort = List.copyOf(sort);
     hitColumns = List.copyOf(hitColumns);
   }
+
+  /**
+   * Whether a {@link Mode#TWO_PHASE} query on {@code shards} shards asks for the rows with the hits: on one shard its
+   * top hits are the page, so reading their rows there saves the second round trip (on several, each would read
+   * rows the merge then drops).
+   */
+  public boolean rowsInHits(int shards) {
+    return mode == Mode.TWO_PHASE && hitColumns.isEmpty() && shards == 1;
+  }
 }

@@ -1,5 +1,7 @@
 package io.evenkeel.query.parse;
 
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.Column;
@@ -37,6 +39,17 @@ public final class StatementParser {
   private final String sql;
   private final List<Object> params;
 
+  /** A statement's text after Calcite's parse; the tree is only read afterwards, so it can be shared. */
+  private record Parsed(String rewritten, boolean explain, SqlNode node) {}
+
+  /**
+   * Parsed statements by their text: clients send the same text again with other parameters, and Calcite's parse is
+   * most of the planning of a small query. Bounded by the texts' length, so distinct long statements cannot fill the
+   * heap.
+   */
+  private static final Cache<String, Parsed> PARSED = CacheBuilder.newBuilder()
+      .maximumWeight(1 << 20).weigher((String text, Parsed parsed) -> text.length()).build();
+
   private StatementParser(String sql, List<Object> params) {
     this.sql = sql;
     this.params = params;
@@ -47,17 +60,24 @@ public final class StatementParser {
     if (text == null || text.isBlank()) {
       throw QueryException.invalid("the request has no SQL; send {\"sql\": \"SELECT ...\"}");
     }
+    Parsed parsed = PARSED.getIfPresent(text);
+    if (parsed == null) {
+      parsed = parseText(text);
+      PARSED.put(text, parsed);
+    }
+    StatementParser parser = new StatementParser(parsed.rewritten(), params == null ? List.of() : params);
+    return parser.statement(parsed.node(), parsed.explain());
+  }
+
+  private static Parsed parseText(String text) {
     var explain = EXPLAIN.matcher(text);
     boolean isExplain = explain.matches();
     String rewritten = MatchAgainstRewriter.rewrite(isExplain ? explain.group(1) : text);
-    SqlNode node;
     try {
-      node = SqlParser.create(rewritten, CONFIG).parseQuery();
+      return new Parsed(rewritten, isExplain, SqlParser.create(rewritten, CONFIG).parseQuery());
     } catch (SqlParseException e) {
       throw QueryException.invalid("SQL syntax error: " + firstLine(e.getMessage()));
     }
-    StatementParser parser = new StatementParser(rewritten, params == null ? List.of() : params);
-    return parser.statement(node, isExplain);
   }
 
   private SelectStatement statement(SqlNode node, boolean explain) {

@@ -62,8 +62,7 @@ class ExplainTest {
                 doc-values scan: status IN (1, 2)
                 index: seller_nick = 'ann'
             route: 1 of 8 shards by dynamic for created_time in [1000, 1999]: tenant 7 -> [6]
-            execution: two-phase: top 10 ids per shard by (price DESC, tenant_id, row_id), merge, LIMIT 10, \
-            then fetch the rows""");
+            execution: one phase: top 10 rows of the one shard by (price DESC, tenant_id, row_id), LIMIT 10""");
   }
 
   @Test
