@@ -64,8 +64,8 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
       hot = participant.ruleList().offsetSizeFor(tenant, change.getCreatedTime()) > 1;
     }
     routed.inc();
-    out.collect(new RoutedChange(shard, hot, change, sourced.topic, sourced.partition, sourced.offset,
-        sourced.offset));
+    out.collect(new RoutedChange(shard, hot, change, sourced.encoded, sourced.topic, sourced.partition,
+        sourced.offset, sourced.offset));
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.evenkeel.ingest.sink;
 
-import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.ingest.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -11,7 +11,7 @@ final class Lane {
   final int shard;
   final boolean hot;
   private final Semaphore inFlight = new Semaphore(1);
-  private List<TransactionLogChange> buffer = new ArrayList<>();
+  private List<RoutedChange> buffer = new ArrayList<>();
   private List<WrittenOffsets.Pending> tokens = new ArrayList<>();
   private long firstBufferedAt;
 
@@ -21,10 +21,10 @@ final class Lane {
   }
 
   /** A batch taken from the lane: its changes, and their tokens to acknowledge once the shard has. */
-  record Batch(List<TransactionLogChange> changes, List<WrittenOffsets.Pending> tokens) {}
+  record Batch(List<RoutedChange> changes, List<WrittenOffsets.Pending> tokens) {}
 
   /** Buffers the change with its token; returns how many changes the lane now buffers. */
-  int add(TransactionLogChange change, WrittenOffsets.Pending token, LongSupplier clock) {
+  int add(RoutedChange change, WrittenOffsets.Pending token, LongSupplier clock) {
     if (buffer.isEmpty()) {
       firstBufferedAt = clock.getAsLong();
     }

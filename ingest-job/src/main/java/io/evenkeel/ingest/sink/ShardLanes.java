@@ -48,7 +48,7 @@ final class ShardLanes {
   /** Buffers the change in its shard's lane, and sends the lane's batch once it is full. */
   void add(RoutedChange routed) throws InterruptedException {
     Lane lane = lanes[routed.shard][routed.hot ? 1 : 0];
-    int buffered = lane.add(routed.change, written.track(routed), clock);
+    int buffered = lane.add(routed, written.track(routed), clock);
     if (buffered >= batchSize) {
       // The hot lane sends only when it can without waiting, unless its buffer is full.
       boolean mayWait = !lane.hot || buffered >= hotBuffer;

@@ -3,12 +3,11 @@ package io.evenkeel.ingest.sink;
 import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.ShardWriteBatch;
-import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.schemas.shard.WriteResponse;
@@ -37,7 +36,6 @@ final class ShardWriteClient implements AutoCloseable {
   private final ShardServiceGrpc.ShardServiceFutureStub[] stubs;
   private final String sender;
   private final long requestTimeoutMs;
-  private final SingleObjectCodec<ShardWriteBatch> batches = SingleObjectCodec.of(ShardWriteBatch.class);
   private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "shard-sink-retries");
     thread.setDaemon(true);
@@ -63,17 +61,17 @@ final class ShardWriteClient implements AutoCloseable {
    * Sends the changes to the shard as one batch. The future completes once the shard acknowledged the batch, or
    * exceptionally once the write failed for good.
    */
-  CompletableFuture<Void> write(int shard, List<TransactionLogChange> changes) {
+  CompletableFuture<Void> write(int shard, List<RoutedChange> changes) {
     ShardWriteBatch batch = ShardWriteBatch.newBuilder()
         .setShard(shard)
         .setSender(sender)
         .setBatchSequence(batchSequence++)
         .setSentTime(System.currentTimeMillis())
-        .setChanges(changes)
+        .setChanges(List.of())
         .build();
     WriteRequest request = WriteRequest.newBuilder()
         .setShard(shard)
-        .setBatch(ByteString.copyFrom(batches.encode(batch)))
+        .setBatch(UnsafeByteOperations.unsafeWrap(WriteBatchEncoder.encode(batch, changes)))
         .build();
     CompletableFuture<Void> acknowledged = new CompletableFuture<>();
     attempt(shard, request, changes.size(), acknowledged, 1);

@@ -1,7 +1,7 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.ingest.route.RoutedChange;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +42,8 @@ final class SinkMetrics {
   }
 
   /** Counts a batch the shard acknowledged, sent from its normal or hot lane. */
-  void acknowledged(int shard, boolean hot, List<TransactionLogChange> changes) {
-    lastAckDelayMs.set(System.currentTimeMillis() - changes.get(changes.size() - 1).getModifiedTime());
+  void acknowledged(int shard, boolean hot, List<RoutedChange> changes) {
+    lastAckDelayMs.set(System.currentTimeMillis() - changes.get(changes.size() - 1).change.getModifiedTime());
     laneChangesSent[shard][hot ? 1 : 0].inc(changes.size());
     serverChangesSent[shard].inc(changes.size());
     changesSent.inc(changes.size());

@@ -39,6 +39,6 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
       context.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));
       return;
     }
-    out.collect(new SourcedChange(change, record.topic, record.partition, record.offset));
+    out.collect(new SourcedChange(change, record.value, record.topic, record.partition, record.offset));
   }
 }

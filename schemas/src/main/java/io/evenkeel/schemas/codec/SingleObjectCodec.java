@@ -2,11 +2,14 @@ package io.evenkeel.schemas.codec;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Conversions;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
@@ -40,11 +43,15 @@ public final class SingleObjectCodec<T> {
   private static final GenericData GENERIC = withConversions(new GenericData());
 
   private final Schema schema;
+  private final byte[] header;
   private final BinaryMessageEncoder<T> encoder;
   private final BinaryMessageDecoder<T> decoder;
 
   private SingleObjectCodec(GenericData model, Schema schema, List<Schema> olderWriters) {
     this.schema = schema;
+    // The single-object header: C3 01, then the CRC-64-AVRO fingerprint, little-endian.
+    this.header = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01)
+        .putLong(SchemaNormalization.parsingFingerprint64(schema)).array();
     this.encoder = new BinaryMessageEncoder<>(model, schema);
     List<Schema> known = new ArrayList<>(SchemaHistory.bundled());
     known.addAll(olderWriters);
@@ -74,6 +81,16 @@ public final class SingleObjectCodec<T> {
 
   public Schema schema() {
     return schema;
+  }
+
+  /**
+   * The length of the header ({@code C3 01} and the schema's fingerprint) when {@code bytes} were written with this
+   * codec's own schema, else 0: after it comes the record's plain Avro binary body, which can be copied as it is into
+   * a record that nests this one.
+   */
+  public int ownHeaderLength(byte[] bytes) {
+    return bytes != null && Arrays.equals(bytes, 0, Math.min(bytes.length, header.length), header, 0, header.length)
+        ? header.length : 0;
   }
 
   public byte[] encode(T record) {
