@@ -1,5 +1,7 @@
 package io.evenkeel.query;
 
+import io.evenkeel.query.auth.Access;
+import io.evenkeel.query.auth.TenantRestriction;
 import io.evenkeel.query.execute.QueryExecution;
 import io.evenkeel.query.http.SqlService;
 import io.evenkeel.query.optimize.Optimizer;
@@ -99,9 +101,13 @@ public final class QueryService implements SqlService, AutoCloseable {
   }
 
   @Override
-  public QueryResult execute(String sql, List<Object> params, boolean allowPartial) {
+  public QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access) {
     long started = System.nanoTime();
     SelectStatement statement = StatementParser.parse(sql, params);
+    if (!access.isAdmin()) {
+      statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.plan(statement).where()),
+          access);
+    }
     attributeFrequency.record(statement);
     QueryPlan plan = optimizer.plan(statement);
     Route route = router.route(plan.where());

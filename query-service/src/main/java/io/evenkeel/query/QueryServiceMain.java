@@ -1,5 +1,6 @@
 package io.evenkeel.query;
 
+import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
@@ -12,6 +13,7 @@ import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,11 +40,11 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "0", description = "HTTP port; 0 picks a free one (default: 0).")
   int port;
 
-  @Option(names = "--shards", required = true, description = "The number of shards N of the cluster.")
+  @Option(names = "--shards", description = "The number of shards N of the cluster (required).")
   int numShards;
 
-  @Option(names = "--placement", required = true,
-      description = "Where each shard's primary is: host:port=shards,..., e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
+  @Option(names = "--placement", description = "Where each shard's primary is (required): host:port=shards,..., e.g."
+      + " 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
   String placement;
 
   @Option(names = "--policy", defaultValue = "dynamic",
@@ -74,6 +76,19 @@ public final class QueryServiceMain implements Callable<Integer> {
       description = "Attribute keys the shard servers index as fields (GET /attributes suggests them).")
   List<String> hotAttributes;
 
+  @Option(names = "--api-keys", paramLabel = "FILE",
+      description = "Require an API key on every call but /health: the key file (one per line: '<id> <bcrypt hash>"
+          + " admin' or '<id> <bcrypt hash> tenant 7,9'), read again when it changes.")
+  Path apiKeys;
+
+  @Option(names = "--new-key", paramLabel = "ID", description = "Print a new random key for ID and the key-file line"
+      + " for it (role from --new-key-role), then exit.")
+  String newKey;
+
+  @Option(names = "--new-key-role", defaultValue = "admin",
+      description = "With --new-key: admin, or tenant:7,9 (default: ${DEFAULT-VALUE}).")
+  String newKeyRole;
+
   @Option(names = "--optimizer", defaultValue = "on",
       description = "on: composite index, doc-values scan, single indexes; off: single-column indexes only.")
   String optimizer;
@@ -93,6 +108,18 @@ public final class QueryServiceMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (newKey != null) {
+      String role = newKeyRole.startsWith("tenant:") ? "tenant " + newKeyRole.substring("tenant:".length())
+          : newKeyRole;
+      String[] key = ApiKeys.newKey(newKey, role);
+      System.out.println("key (give it to the client; it is not stored): " + key[0]);
+      System.out.println("key-file line: " + key[1]);
+      return 0;
+    }
+    if (numShards <= 0 || placement == null) {
+      throw new IllegalArgumentException("--shards and --placement are required");
+    }
+    ApiKeys keys = apiKeys == null ? null : ApiKeys.open(apiKeys);
     Supplier<RoutingPolicy> routing = routing();
     OptimizerSettings settings = OptimizerSettings.defaults()
         .withScanColumns(names(scanColumns))
@@ -115,8 +142,8 @@ public final class QueryServiceMain implements Callable<Integer> {
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
         .build();
-    SqlHttpServer server = new SqlHttpServer(service, host, port);
-    if (!InetAddress.getByName(host).isLoopbackAddress()) {
+    SqlHttpServer server = new SqlHttpServer(service, keys, host, port);
+    if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");
     }

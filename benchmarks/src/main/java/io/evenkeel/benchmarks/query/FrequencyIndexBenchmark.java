@@ -6,6 +6,7 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryService;
+import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.expr.TableRow;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.result.QueryResult;
@@ -76,8 +77,8 @@ public final class FrequencyIndexBenchmark {
         List<String> hotKeys = new ArrayList<>(hot);
         for (int i = 0; i < 50; i++) { // warm-up
           String sql = query(random, tenants, hotKeys, i);
-          on.execute(sql, List.of(), false);
-          off.execute(sql, List.of(), false);
+          on.execute(sql, List.of(), false, Access.ALL);
+          off.execute(sql, List.of(), false, Access.ALL);
         }
         List<Double> timesOn = new ArrayList<>();
         List<Double> timesOff = new ArrayList<>();
@@ -116,7 +117,7 @@ public final class FrequencyIndexBenchmark {
 
   private static QueryResult timed(QueryService service, String sql, List<Double> times) {
     long started = System.nanoTime();
-    QueryResult result = service.execute(sql, List.of(), false);
+    QueryResult result = service.execute(sql, List.of(), false, Access.ALL);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
   }

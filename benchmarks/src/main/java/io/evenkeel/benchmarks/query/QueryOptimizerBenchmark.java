@@ -7,6 +7,7 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.stringArg;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryService;
+import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.result.QueryResult;
@@ -101,8 +102,8 @@ public final class QueryOptimizerBenchmark {
       List<Double> totalOff) {
     for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
       String sql = query(random, select, window, topTenants[i % topTenants.length], i, first, last);
-      on.execute(sql, List.of(), false);
-      off.execute(sql, List.of(), false);
+      on.execute(sql, List.of(), false, Access.ALL);
+      off.execute(sql, List.of(), false, Access.ALL);
     }
     System.out.println("tenant  share  plan      mean ms   p50 ms   p99 ms   shard search ms (mean, summed over shards)");
     List<Double> allOn = new ArrayList<>();
@@ -181,7 +182,7 @@ public final class QueryOptimizerBenchmark {
 
   private static QueryResult timed(QueryService service, String sql, List<Double> times) {
     long started = System.nanoTime();
-    QueryResult result = service.execute(sql, List.of(), false);
+    QueryResult result = service.execute(sql, List.of(), false, Access.ALL);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
   }

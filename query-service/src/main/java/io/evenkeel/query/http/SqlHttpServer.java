@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.evenkeel.query.auth.Access;
+import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
@@ -40,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Errors are {@code {"status", "error"}} (plus {@code "failures"} per shard for a 504): 400 for invalid or
- * unsupported SQL, 504 when shards failed or timed out, 404/405/413 for bad requests, 500 for a bug.
+ * unsupported SQL, 504 when shards failed or timed out, 404/405/413 for bad requests, 500 for a bug. With API keys
+ * every endpoint but {@code /health} needs {@code Authorization: Bearer <key>} (401 without a valid one); a tenant
+ * key's statements read only its tenants (403 when one names another), and {@code /attributes}, which counts every
+ * tenant's queries, is for admin keys.
  */
 public final class SqlHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
@@ -52,11 +57,18 @@ public final class SqlHttpServer implements AutoCloseable {
       .enable(DeserializationFeature.USE_LONG_FOR_INTS);
 
   private final SqlService service;
+  private final ApiKeys keys;
   private final Server server;
   private final ServerConnector connector;
 
   public SqlHttpServer(SqlService service, String host, int port) {
+    this(service, null, host, port);
+  }
+
+  /** With {@code keys} null, every caller may read every tenant (bind loopback, or put something in front). */
+  public SqlHttpServer(SqlService service, ApiKeys keys, String host, int port) {
     this.service = service;
+    this.keys = keys;
     this.server = new Server();
     this.connector = new ServerConnector(server);
     connector.setHost(host);
@@ -85,6 +97,10 @@ public final class SqlHttpServer implements AutoCloseable {
     } catch (QueryException e) {
       status = e.status();
       body = error(e.status(), e.getMessage(), e.failures());
+    } catch (ApiKeys.Unauthorized e) {
+      status = 401;
+      body = error(401, e.getMessage(), List.of());
+      response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
     } catch (HttpError e) {
       status = e.status;
       body = error(e.status, e.getMessage(), List.of());
@@ -111,10 +127,11 @@ public final class SqlHttpServer implements AutoCloseable {
     switch (path) {
       case "/sql" -> {
         requireMethod(method, "POST", path);
-        return sql(request);
+        return sql(request, access(request));
       }
       case "/refresh" -> {
         requireMethod(method, "POST", path);
+        access(request);
         return Map.of("shards", service.refresh());
       }
       case "/health" -> {
@@ -123,6 +140,9 @@ public final class SqlHttpServer implements AutoCloseable {
       }
       case "/attributes" -> {
         requireMethod(method, "GET", path);
+        if (!access(request).isAdmin()) {
+          throw QueryException.forbidden("/attributes counts the queries of every tenant: it needs an admin key");
+        }
         int top = topParameter(request);
         ObjectNode answer = JSON.createObjectNode();
         answer.set("queries_by_key", JSON.valueToTree(service.attributeFrequency().snapshot()));
@@ -134,7 +154,17 @@ public final class SqlHttpServer implements AutoCloseable {
     }
   }
 
-  private Object sql(Request request) throws IOException {
+  /** What the caller may read: everything without keys, else what its key allows (401 without a valid one). */
+  private Access access(Request request) {
+    if (keys == null) {
+      return Access.ALL;
+    }
+    String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    return keys.authenticate(header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? header.substring(7).strip() : null);
+  }
+
+  private Object sql(Request request, Access access) throws IOException {
     long length = request.getLength();
     if (length > MAX_BODY_BYTES) {
       throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
@@ -155,7 +185,7 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     List<Object> params = params(body.path("params"));
     boolean allowPartial = body.path("allow_partial").asBoolean(false);
-    QueryResult result = service.execute(body.get("sql").asText(), params, allowPartial);
+    QueryResult result = service.execute(body.get("sql").asText(), params, allowPartial, access);
     ObjectNode answer = JSON.createObjectNode();
     answer.set("columns", JSON.valueToTree(result.columns()));
     ArrayNode rows = answer.putArray("rows");

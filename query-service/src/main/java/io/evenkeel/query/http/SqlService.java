@@ -1,5 +1,6 @@
 package io.evenkeel.query.http;
 
+import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.query.result.QueryResult;
 import java.util.List;
@@ -10,10 +11,11 @@ import java.util.List;
  */
 public interface SqlService {
   /**
-   * Runs one statement. With {@code allowPartial}, shards that fail are reported in the result instead of failing
+   * Runs one statement as {@code access} allows (a tenant key's statement only ever reads its tenants' rows). With
+   * {@code allowPartial}, shards that fail are reported in the result instead of failing
    * the query with a 504.
    */
-  QueryResult execute(String sql, List<Object> params, boolean allowPartial);
+  QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access);
 
   /**
    * Makes every write the shard servers acknowledged before the call searchable, on every shard; returns how many

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Why a query got no (complete) answer, with the HTTP status it maps to: 400 for SQL that is invalid or outside the
- * supported dialect (the message names the construct), 504 when shards did not answer in time or at all (the
+ * supported dialect (the message names the construct), 403 when the caller's key may not read what the query names,
+ * 504 when shards did not answer in time or at all (the
  * failures name each shard and its reason).
  */
 public final class QueryException extends RuntimeException {
@@ -27,6 +28,11 @@ public final class QueryException extends RuntimeException {
   /** 400: valid SQL outside what the service supports; the message names the construct. */
   public static QueryException unsupported(String construct) {
     return new QueryException(400, construct + " is not supported", List.of());
+  }
+
+  /** 403: the caller's key may not read what the query names. */
+  public static QueryException forbidden(String message) {
+    return new QueryException(403, message, List.of());
   }
 
   /** 504: some shards did not answer within the deadline, or were unreachable. */

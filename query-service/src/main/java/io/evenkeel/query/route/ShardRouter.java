@@ -4,6 +4,7 @@ import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.router.ShardRange;
 import io.evenkeel.router.policy.RoutingPolicy;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -20,6 +21,14 @@ public final class ShardRouter {
 
   public ShardRouter(Supplier<RoutingPolicy> policy) {
     this.policy = policy;
+  }
+
+  /**
+   * The tenants a normalized WHERE clause confines a query to (every row it can match belongs to one of them), or
+   * null when it does not name its tenants.
+   */
+  public static Set<Long> tenantsNamed(Predicate where) {
+    return TenantScope.of(where).tenants();
   }
 
   /** Every shard of the cluster. */

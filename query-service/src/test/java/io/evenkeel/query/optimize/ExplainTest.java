@@ -3,6 +3,7 @@ package io.evenkeel.query.optimize;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.query.QueryService;
+import io.evenkeel.query.auth.Access;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
@@ -45,7 +46,7 @@ class ExplainTest {
   }
 
   private static String explain(QueryService service, String sql) {
-    return service.execute("EXPLAIN " + sql, List.of(), false).rows().stream()
+    return service.execute("EXPLAIN " + sql, List.of(), false, Access.ALL).rows().stream()
         .map(row -> (String) row.get(0)).collect(Collectors.joining("\n"));
   }
 

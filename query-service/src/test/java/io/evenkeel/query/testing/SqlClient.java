@@ -19,9 +19,20 @@ public final class SqlClient {
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final int port;
+  private final String key;
 
   SqlClient(int port) {
+    this(port, null);
+  }
+
+  private SqlClient(int port, String key) {
     this.port = port;
+    this.key = key;
+  }
+
+  /** A client of the same service that presents {@code key} ({@code Authorization: Bearer}). */
+  public SqlClient withKey(String key) {
+    return new SqlClient(port, key);
   }
 
   public int port() {
@@ -58,6 +69,9 @@ public final class SqlClient {
   }
 
   private Answer send(HttpRequest.Builder request) {
+    if (key != null) {
+      request.header("Authorization", "Bearer " + key);
+    }
     try {
       HttpResponse<String> response = http.send(request.timeout(Duration.ofSeconds(60)).build(),
           HttpResponse.BodyHandlers.ofString());

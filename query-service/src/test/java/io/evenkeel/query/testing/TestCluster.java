@@ -2,6 +2,7 @@ package io.evenkeel.query.testing;
 
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.query.QueryService;
+import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.placement.ShardPlacement;
@@ -97,9 +98,14 @@ public final class TestCluster implements AutoCloseable {
 
   /** A query service over this cluster, served over HTTP on a free port; closed with the cluster. */
   public SqlClient startService(OptimizerSettings settings, Duration deadline) throws Exception {
+    return startService(settings, deadline, null);
+  }
+
+  /** The same, requiring the API keys of {@code keys} (null: none). */
+  public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys) throws Exception {
     QueryService service = QueryService.builder().placement(placement()).routingPolicy(() -> policy)
         .optimizer(settings).deadline(deadline).build();
-    SqlHttpServer http = new SqlHttpServer(service, "127.0.0.1", 0);
+    SqlHttpServer http = new SqlHttpServer(service, keys, "127.0.0.1", 0);
     int port = http.start();
     services.add(http);
     services.add(service);

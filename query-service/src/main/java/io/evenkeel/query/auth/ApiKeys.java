@@ -1,0 +1,144 @@
+package io.evenkeel.query.auth;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The query service's API keys, from a key file ({@link KeyFile}) that is read again when it changes (checked at most
+ * once a second), so keys are added, rotated and revoked without a restart; a changed file that does not parse is
+ * reported and the keys read before stay in force. A caller presents {@code <id>.<secret>}; the file holds the
+ * secret's bcrypt hash (Bouncy Castle's {@code OpenBSDBCrypt}). A bcrypt check costs tens of milliseconds by design, so
+ * a key that passed it is remembered, by the SHA-256 of what was presented, until the file changes.
+ */
+public final class ApiKeys {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiKeys.class);
+  private static final long CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final int BCRYPT_COST = 10;
+
+  /** No key, or not a valid one: the HTTP API answers 401. */
+  public static final class Unauthorized extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Unauthorized(String message) {
+      super(message);
+    }
+  }
+
+  /** The keys of one version of the file, and the presented keys that passed their check. */
+  private record Loaded(Object stamp, Map<String, ApiKey> keys, Map<String, Access> verified) {}
+
+  private final Path file;
+  private volatile Loaded loaded;
+  private volatile long nextCheck;
+
+  private ApiKeys(Path file, Loaded loaded) {
+    this.file = file;
+    this.loaded = loaded;
+    this.nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
+  }
+
+  /** The keys of {@code file}; throws naming the file and line when it does not parse. */
+  public static ApiKeys open(Path file) throws IOException {
+    return new ApiKeys(file, read(file));
+  }
+
+  /** How many keys are in force. */
+  public int size() {
+    return current().keys().size();
+  }
+
+  /** What the presented key ({@code <id>.<secret>}) may read; throws {@link Unauthorized} when it is not a key. */
+  public Access authenticate(String presented) {
+    if (presented == null || presented.isBlank()) {
+      throw new Unauthorized("this service requires an API key: send 'Authorization: Bearer <id>.<secret>'");
+    }
+    Loaded keys = current();
+    String fingerprint = sha256(presented);
+    Access known = keys.verified().get(fingerprint);
+    if (known != null) {
+      return known;
+    }
+    int dot = presented.indexOf('.');
+    ApiKey key = dot <= 0 ? null : keys.keys().get(presented.substring(0, dot));
+    if (key == null || !OpenBSDBCrypt.checkPassword(key.secretHash(), presented.substring(dot + 1).toCharArray())) {
+      throw new Unauthorized("the API key is not valid (unknown, revoked or mistyped)");
+    }
+    keys.verified().put(fingerprint, key.access());
+    return key.access();
+  }
+
+  /**
+   * A new random key for {@code id}: the key a client presents, and the line the key file needs for it ({@code role}:
+   * {@code admin}, or {@code tenant 7,9}).
+   */
+  public static String[] newKey(String id, String role) {
+    byte[] secret = new byte[24];
+    SecureRandom random = new SecureRandom();
+    random.nextBytes(secret);
+    String text = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+    byte[] salt = new byte[16];
+    random.nextBytes(salt);
+    String hash = OpenBSDBCrypt.generate("2y", text.toCharArray(), salt, BCRYPT_COST);
+    return new String[] {id + "." + text, id + " " + hash + " " + role};
+  }
+
+  private Loaded current() {
+    long now = System.nanoTime();
+    if (now - nextCheck >= 0) {
+      synchronized (this) {
+        if (now - nextCheck >= 0) {
+          nextCheck = now + CHECK_INTERVAL_NANOS;
+          reloadIfChanged();
+        }
+      }
+    }
+    return loaded;
+  }
+
+  private void reloadIfChanged() {
+    try {
+      if (!stamp(file).equals(loaded.stamp())) {
+        Loaded next = read(file);
+        LOG.info("API keys reloaded from {}: {} keys", file, next.keys().size());
+        loaded = next;
+      }
+    } catch (IOException e) {
+      LOG.error("API keys: cannot read the changed key file; the {} keys read before stay in force: {}",
+          loaded.keys().size(), e.getMessage());
+    }
+  }
+
+  private static Loaded read(Path file) throws IOException {
+    Object stamp = stamp(file);
+    return new Loaded(stamp, KeyFile.read(file), new ConcurrentHashMap<>());
+  }
+
+  /** What tells a changed file: its modification time, size and file key. */
+  private static Object stamp(Path file) throws IOException {
+    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    return java.util.List.of(attributes.lastModifiedTime(), attributes.size(),
+        String.valueOf(attributes.fileKey()));
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.evenkeel.query.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ApiKeysTest {
+  @TempDir Path dir;
+
+  private static void write(Path file, String... lines) throws IOException {
+    // Written aside and moved in, as an operator's editor or a deployment would: a reader never sees half a file.
+    Path next = file.resolveSibling(file.getFileName() + ".next");
+    Files.write(next, List.of(lines));
+    Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  @Test
+  void aKeyIsItsIdAndSecretCheckedAgainstTheBcryptHash() throws IOException {
+    String[] admin = ApiKeys.newKey("ops", "admin");
+    String[] shop = ApiKeys.newKey("shop7", "tenant 7,9");
+    Path file = dir.resolve("keys");
+    write(file, "# who may read what", admin[1], "", shop[1]);
+    ApiKeys keys = ApiKeys.open(file);
+
+    assertThat(keys.size()).isEqualTo(2);
+    assertThat(keys.authenticate(admin[0]).isAdmin()).isTrue();
+    Access tenant = keys.authenticate(shop[0]);
+    assertThat(tenant.isAdmin()).isFalse();
+    assertThat(tenant.tenants()).containsExactly(7L, 9L);
+    assertThat(keys.authenticate(shop[0])).as("remembered after the first check").isEqualTo(tenant);
+
+    String otherSecret = "shop7." + admin[0].substring("ops.".length());
+    for (String bad : List.of(otherSecret, "shop7", "nobody.secret", shop[0] + "x", "")) {
+      assertThatThrownBy(() -> keys.authenticate(bad)).as(bad).isInstanceOf(ApiKeys.Unauthorized.class);
+    }
+    assertThatThrownBy(() -> keys.authenticate(null)).isInstanceOf(ApiKeys.Unauthorized.class)
+        .hasMessageContaining("Authorization: Bearer");
+  }
+
+  @Test
+  void aChangedFileRotatesKeysWithoutARestartAndABrokenOneKeepsTheKeysInForce() throws Exception {
+    String[] old = ApiKeys.newKey("shop7", "tenant 7");
+    Path file = dir.resolve("keys");
+    write(file, old[1]);
+    ApiKeys keys = ApiKeys.open(file);
+    assertThat(keys.authenticate(old[0]).tenants()).containsExactly(7L);
+
+    String[] rotated = ApiKeys.newKey("shop7", "tenant 7");
+    write(file, rotated[1]);
+    Thread.sleep(1_100); // the file is checked at most once a second
+    assertThatThrownBy(() -> keys.authenticate(old[0])).isInstanceOf(ApiKeys.Unauthorized.class);
+    assertThat(keys.authenticate(rotated[0]).tenants()).containsExactly(7L);
+
+    write(file, rotated[1], "shop8 not-a-hash tenant 8");
+    Thread.sleep(1_100);
+    assertThat(keys.authenticate(rotated[0]).tenants()).as("the keys read before stay").containsExactly(7L);
+  }
+
+  @Test
+  void aKeyFileThatDoesNotParseIsRefusedNamingItsLine() throws IOException {
+    String hash = ApiKeys.newKey("a", "admin")[1].split(" ")[1];
+    Path file = dir.resolve("keys");
+    for (List<String> lines : List.of(
+        List.of("ops " + hash + " admin", "shop 'secret' tenant 7"),
+        List.of("ops " + hash + " admin", "shop " + hash + " tenant"),
+        List.of("ops " + hash + " admin", "shop " + hash + " tenant seven"),
+        List.of("ops " + hash + " admin", "shop " + hash + " reader"),
+        List.of("ops " + hash + " admin", "ops " + hash + " admin"))) {
+      write(file, lines.toArray(String[]::new));
+      assertThatThrownBy(() -> ApiKeys.open(file)).as(lines.get(1)).isInstanceOf(IOException.class)
+          .hasMessageContaining("line 2");
+    }
+  }
+}
