@@ -1,6 +1,7 @@
 package io.evenkeel.launcher.load;
 
 import io.evenkeel.launcher.cli.DurationConverter;
+import io.evenkeel.launcher.cli.KeyOptions;
 import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import io.evenkeel.launcher.sql.SqlClient;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -66,6 +68,9 @@ public final class LoadCommand implements Callable<Integer> {
 
   @Option(names = "--url", description = "With --wait: the query service (default: the local stack's).")
   String url;
+
+  @Mixin
+  private KeyOptions key = new KeyOptions();
 
   @Option(names = "--progress-interval", defaultValue = "2s", converter = DurationConverter.class,
       description = "How often to print progress (default: ${DEFAULT-VALUE}).")
@@ -124,7 +129,8 @@ public final class LoadCommand implements Callable<Integer> {
             result.skipped()));
     if (await && result.sent() > 0) {
       try (Admin kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-        new SearchableWait(kafka, writtenOffsetsGroup, topic, out).await(result.lastOffsets(), new SqlClient(url), waitTimeout);
+        new SearchableWait(kafka, writtenOffsetsGroup, topic, out)
+            .await(result.lastOffsets(), new SqlClient(url, key.key()), waitTimeout);
       } catch (IOException e) {
         out.println("wait failed: " + e.getMessage());
         return 1;

@@ -59,6 +59,10 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--theta", defaultValue = "1.0", description = "Zipf skew of the replayed tenants (default: ${DEFAULT-VALUE}).")
   double theta;
 
+  @Option(names = "--api-keys", paramLabel = "FILE", description = "The query service requires API keys from this"
+      + " file (see the README); `sql` and `load --wait` then take --key or --key-file.")
+  Path apiKeys;
+
   @Option(names = "--topic", defaultValue = "transaction-logs", description = "The ingest topic (default: ${DEFAULT-VALUE}).")
   String topic;
 
@@ -220,8 +224,11 @@ public final class LocalCommand implements Callable<Integer> {
     if (!(theta >= 0)) {
       throw new UserError("--theta must be >= 0; got: " + theta);
     }
+    if (apiKeys != null && !Files.isReadable(apiKeys)) {
+      throw new UserError("--api-keys: cannot read " + apiKeys);
+    }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic);
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath());
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

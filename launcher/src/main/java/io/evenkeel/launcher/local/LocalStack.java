@@ -122,6 +122,7 @@ final class LocalStack implements AutoCloseable {
         .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
             "--placement", placement, "--policy", options.policy(),
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
+        .args(options.apiKeys() == null ? List.of() : List.of("--api-keys", options.apiKeys().toString()))
         .toList(), log("query-service")));
     query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
     ready("query-service", queryService + "/sql", t);

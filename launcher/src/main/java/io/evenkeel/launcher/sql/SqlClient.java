@@ -24,11 +24,16 @@ public final class SqlClient {
   }
 
   private final String baseUrl;
+  private final String key;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  /** @param baseUrl e.g. http://127.0.0.1:7704 */
-  public SqlClient(String baseUrl) {
+  /**
+   * @param baseUrl e.g. http://127.0.0.1:7704
+   * @param key the API key to present ({@code Authorization: Bearer}), or null
+   */
+  public SqlClient(String baseUrl, String key) {
     this.baseUrl = baseUrl.replaceAll("/+$", "");
+    this.key = key;
   }
 
   public SqlResult query(String sql) throws SqlError, IOException, InterruptedException {
@@ -46,13 +51,16 @@ public final class SqlClient {
 
   private String post(String path, String body) throws SqlError, IOException, InterruptedException {
     URI endpoint = URI.create(baseUrl + path);
+    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+        .header("Content-Type", "application/json")
+        .timeout(Duration.ofMinutes(2))
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (key != null) {
+      request.header("Authorization", "Bearer " + key);
+    }
     HttpResponse<String> response;
     try {
-      response = http.send(HttpRequest.newBuilder(endpoint)
-          .header("Content-Type", "application/json")
-          .timeout(Duration.ofMinutes(2))
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (ConnectException e) {
       throw new IOException("no query service at " + endpoint + " (connection refused)", e);
     }

@@ -1,5 +1,6 @@
 package io.evenkeel.launcher.sql;
 
+import io.evenkeel.launcher.cli.KeyOptions;
 import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import org.jline.reader.UserInterruptException;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -24,6 +26,9 @@ import picocli.CommandLine.Parameters;
 public final class SqlCommand implements Callable<Integer> {
   @Parameters(arity = "0..1", paramLabel = "QUERY", description = "A SELECT statement.")
   String query;
+
+  @Mixin
+  private KeyOptions key = new KeyOptions();
 
   @Option(names = "--json", description = "Print the service's JSON instead of a table.")
   boolean json;
@@ -43,7 +48,7 @@ public final class SqlCommand implements Callable<Integer> {
             + " pass --url to use one running elsewhere");
       }
     }
-    SqlClient client = new SqlClient(url);
+    SqlClient client = new SqlClient(url, key.key());
     if (query != null) {
       return run(client, query, System.out) ? 0 : 1;
     }

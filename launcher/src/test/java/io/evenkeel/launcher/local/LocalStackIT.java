@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -173,17 +174,41 @@ class LocalStackIT {
   @Test
   void theReplayedStackRunsForItsDurationAndStopsByItself() throws Exception {
     int base = freeBasePort();
-    startStack("local", "--base-port", Integer.toString(base), "--data-dir", dir.resolve("data").toString(),
-        "--duration", "25s", "--replay-rate", "300", "--status-interval", "3s");
+    String[] admin = ApiKeys.newKey("ops", "admin");
+    String[] shop = ApiKeys.newKey("shop7", "tenant 7");
+    Path keys = dir.resolve("keys");
+    Files.write(keys, List.of(admin[1], shop[1]));
+    Path adminKey = dir.resolve("admin.key");
+    Files.writeString(adminKey, admin[0] + "\n");
+    Path data = dir.resolve("data");
+    startStack("local", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+        "--duration", "40s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
     awaitOutput("Evenkeel is ready", 180);
     List<ProcessHandle> children = stack.descendants().toList();
     assertThat(children).as("zookeeper, kafka, a shard server, ingest job, query service, replayer")
         .hasSizeGreaterThanOrEqualTo(6);
     assertThat(String.join("\n", output)).contains("shard-server-0  ready").doesNotContain("shard-server-1");
+
+    // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
+    Run denied = evenkeel("sql", "--data-dir", data.toString(), "SELECT COUNT(*) FROM transaction_logs");
+    assertThat(denied.exitCode).as(denied.output).isNotZero();
+    assertThat(denied.output).contains("401");
+    Run allowed = evenkeel("sql", "--data-dir", data.toString(), "--key-file", adminKey.toString(),
+        "SELECT COUNT(*) FROM transaction_logs");
+    assertThat(allowed.exitCode).as(allowed.output).isEqualTo(0);
+    Run tenant = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key", shop[0],
+        "SELECT DISTINCT tenant_id FROM transaction_logs");
+    assertThat(tenant.exitCode).as(tenant.output).isEqualTo(0);
+    for (JsonNode row : new ObjectMapper().readTree(tenant.output).get("rows")) {
+      assertThat(row.get(0).asLong()).isEqualTo(7);
+    }
+    Run other = evenkeel("sql", "--data-dir", data.toString(), "--key", shop[0],
+        "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 8");
+    assertThat(other.output).contains("403");
     assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
     assertThat(stack.exitValue()).as(String.join("\n", output)).isEqualTo(0);
     String all = String.join("\n", output);
-    assertThat(all).contains("--duration 25 s reached").contains("replayer        stopped");
+    assertThat(all).contains("--duration 40 s reached").contains("replayer        stopped");
     long lastDocs = output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
     assertThat(lastDocs).as("documents in the last status line").isPositive();
