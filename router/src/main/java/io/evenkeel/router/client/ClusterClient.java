@@ -2,6 +2,7 @@ package io.evenkeel.router.client;
 
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -21,6 +22,17 @@ public final class ClusterClient implements AutoCloseable {
   public static final int MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 
   private final Map<ShardAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final ChannelCredentials credentials;
+
+  /** Plaintext channels, to shard servers without TLS. */
+  public ClusterClient() {
+    this.credentials = InsecureChannelCredentials.create();
+  }
+
+  /** Mutual-TLS channels with {@code tls}, or plaintext ones when it is null. */
+  public ClusterClient(ClientTls tls) {
+    this.credentials = tls == null ? InsecureChannelCredentials.create() : tls.credentials();
+  }
 
   /** Opens the channels to {@code servers} now: a channel connects lazily, and a first call's deadline is short. */
   public void connect(Collection<ShardAddress> servers) {
@@ -39,7 +51,7 @@ public final class ClusterClient implements AutoCloseable {
 
   private ManagedChannel channel(ShardAddress server) {
     return channels.computeIfAbsent(server, a -> Grpc
-        .newChannelBuilderForAddress(a.host(), a.port(), InsecureChannelCredentials.create())
+        .newChannelBuilderForAddress(a.host(), a.port(), credentials)
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .directExecutor()
         .build());

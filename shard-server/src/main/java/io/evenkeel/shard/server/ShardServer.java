@@ -5,6 +5,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.grpc.ShardGrpcService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.Closeable;
 import java.io.IOException;
@@ -34,6 +35,7 @@ public final class ShardServer implements Closeable {
   private final Set<Integer> shardIds;
   private final ShardSettings settings;
   private final InetSocketAddress address;
+  private final ServerTls tls;
   private final Map<Integer, Shard> shards = new TreeMap<>();
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, runnable -> {
     Thread thread = new Thread(runnable, "shard-maintenance");
@@ -43,6 +45,13 @@ public final class ShardServer implements Closeable {
   private Server server;
 
   public ShardServer(Path dataDirectory, Set<Integer> shardIds, ShardSettings settings, InetSocketAddress address) {
+    this(dataDirectory, shardIds, settings, address, null);
+  }
+
+  /** With {@code tls} null, plaintext and anyone who reaches the port may write. */
+  public ShardServer(Path dataDirectory, Set<Integer> shardIds, ShardSettings settings, InetSocketAddress address,
+      ServerTls tls) {
+    this.tls = tls;
     if (shardIds.isEmpty()) {
       throw new IllegalArgumentException("a shard server must host at least one shard");
     }
@@ -60,13 +69,18 @@ public final class ShardServer implements Closeable {
     for (int id : new TreeSet<>(shardIds)) {
       shards.put(id, Shard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler));
     }
-    server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-        .addService(new ShardGrpcService(this::shard))
-        .build()
-        .start();
-    LOG.info("serving shards {} on {}:{} from {} ({})", shards.keySet(), address.getHostString(), server.getPort(),
-        dataDirectory, settings);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address,
+            tls == null ? InsecureServerCredentials.create() : tls.credentials())
+        .maxInboundMessageSize(MAX_MESSAGE_BYTES);
+    if (tls == null) {
+      builder.addService(new ShardGrpcService(this::shard));
+    } else {
+      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard),
+          new WriterCheck(tls.writers())));
+    }
+    server = builder.build().start();
+    LOG.info("serving shards {} on {}:{} from {} ({}; {})", shards.keySet(), address.getHostString(),
+        server.getPort(), dataDirectory, settings, tls == null ? "plaintext" : "mutual TLS, writers " + tls.writers());
     return server.getPort();
   }
 

@@ -65,6 +65,21 @@ public final class ShardServerMain implements Callable<Integer> {
           + "lists the most used). Applies to rows indexed from then on.")
   List<String> hotAttributes;
 
+  @Option(names = "--tls-cert", paramLabel = "PEM", description = "This server's certificate: with --tls-key and "
+      + "--tls-client-ca, serve mutual TLS only (clients must present a certificate the client CA signed).")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "PEM", description = "This server's private key (PKCS#8).")
+  Path tlsKey;
+
+  @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "The CA that signs the clients' certificates.")
+  Path tlsClientCa;
+
+  @Option(names = "--writers", defaultValue = "ingest", split = ",",
+      description = "With TLS: the client certificates' common names that may call Write; the others may only read"
+          + " (default: ${DEFAULT-VALUE}).")
+  List<String> writers;
+
   public static void main(String[] args) {
     AvroTrust.install();
     CommandLine commandLine = new CommandLine(new ShardServerMain());
@@ -102,8 +117,10 @@ public final class ShardServerMain implements Callable<Integer> {
     hotAttributes.stream().map(String::strip).filter(key -> !key.isEmpty()).forEach(hot::add);
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
         commitIntervalMs, ramBufferMb, hot);
-    ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port));
-    if (!InetAddress.getByName(host).isLoopbackAddress()) {
+    ServerTls tls = tls();
+    ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port),
+        tls);
+    if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
           + " it can read, overwrite or delete any tenant's rows");
     }
@@ -125,6 +142,20 @@ public final class ShardServerMain implements Callable<Integer> {
   }
 
   /** "0-3,8" → {0, 1, 2, 3, 8}. */
+  /** The TLS settings, when all three files are given; none of them means plaintext. */
+  private ServerTls tls() {
+    int given = (tlsCert == null ? 0 : 1) + (tlsKey == null ? 0 : 1) + (tlsClientCa == null ? 0 : 1);
+    if (given == 0) {
+      return null;
+    }
+    if (given < 3) {
+      throw new IllegalArgumentException("--tls-cert, --tls-key and --tls-client-ca go together");
+    }
+    Set<String> names = new TreeSet<>();
+    writers.stream().map(String::strip).filter(name -> !name.isEmpty()).forEach(names::add);
+    return new ServerTls(tlsCert, tlsKey, tlsClientCa, names);
+  }
+
   static Set<Integer> parseShards(String text) {
     Set<Integer> ids = new TreeSet<>();
     for (String part : text.split(",")) {
