@@ -16,6 +16,7 @@ import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
 import io.evenkeel.query.route.ShardRouter;
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.grpc.Deadline;
@@ -39,7 +40,7 @@ public final class QueryService implements SqlService, AutoCloseable {
 
   private QueryService(Builder builder) {
     this.router = new ShardRouter(builder.routingPolicy);
-    this.clients = new ShardClients(builder.placement);
+    this.clients = new ShardClients(builder.placement, builder.tls);
     this.optimizer = new Optimizer(builder.optimizer);
     this.deadline = builder.deadline;
   }
@@ -54,8 +55,15 @@ public final class QueryService implements SqlService, AutoCloseable {
     private Supplier<RoutingPolicy> routingPolicy;
     private OptimizerSettings optimizer = OptimizerSettings.defaults();
     private Duration deadline = Duration.ofSeconds(5);
+    private ClientTls tls;
 
     private Builder() {}
+
+    /** Mutual TLS to the shard servers (default: plaintext). */
+    public Builder tls(ClientTls tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /** Where each shard's primary is (required). */
     public Builder placement(ShardPlacement placement) {

@@ -4,6 +4,7 @@ import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -81,6 +82,17 @@ public final class QueryServiceMain implements Callable<Integer> {
           + " admin' or '<id> <bcrypt hash> tenant 7,9'), read again when it changes.")
   Path apiKeys;
 
+  @Option(names = "--tls-ca", paramLabel = "PEM", description = "With --tls-cert and --tls-key: query the shard "
+      + "servers over mutual TLS, trusting the servers this CA signed.")
+  Path tlsCa;
+
+  @Option(names = "--tls-cert", paramLabel = "PEM", description = "This service's certificate (a reader: its common "
+      + "name is not among the shard servers' --writers).")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "PEM", description = "This service's private key (PKCS#8).")
+  Path tlsKey;
+
   @Option(names = "--new-key", paramLabel = "ID", description = "Print a new random key for ID and the key-file line"
       + " for it (role from --new-key-role), then exit.")
   String newKey;
@@ -141,6 +153,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
+        .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
         .build();
     SqlHttpServer server = new SqlHttpServer(service, keys, host, port);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {

@@ -65,7 +65,7 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   private void proposeInitialRules() {
     try {
       Map<Long, Long> storage = StorageShares.rowsPerTenant(
-          ShardPlacement.fixed(settings.numShards, settings.placement));
+          ShardPlacement.fixed(settings.numShards, settings.placement), settings.clientTls());
       BalancePlanner planner = BalancePlanner.builder(settings.numShards)
           .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
       for (Rule rule : planner.initialRules(storage, 0)) {

@@ -1,5 +1,6 @@
 package io.evenkeel.ingest.detect;
 
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.shard.Aggregation;
@@ -14,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 final class StorageShares {
   private StorageShares() {}
 
-  static Map<Long, Long> rowsPerTenant(ShardPlacement placement) {
+  static Map<Long, Long> rowsPerTenant(ShardPlacement placement, ClientTls tls) {
     Map<Long, Long> rows = new HashMap<>();
-    try (ClusterClient cluster = new ClusterClient()) {
+    try (ClusterClient cluster = new ClusterClient(tls)) {
       for (int shard = 0; shard < placement.numShards(); shard++) {
         Query query = Query.newBuilder().addGroupBy("tenant_id")
             .addAggregations(Aggregation.newBuilder().setFunction(Aggregation.Function.COUNT)).build();

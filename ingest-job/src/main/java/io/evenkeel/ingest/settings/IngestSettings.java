@@ -1,11 +1,13 @@
 package io.evenkeel.ingest.settings;
 
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
 import java.io.Serializable;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -58,6 +60,17 @@ public class IngestSettings implements Serializable {
 
   @Option(names = "--shards", description = "Number of shards N. (default: ${DEFAULT-VALUE})")
   public int numShards = 12;
+
+  @Option(names = "--tls-ca", paramLabel = "PEM", description = "With --tls-cert and --tls-key: talk to the shard "
+      + "servers over mutual TLS, trusting the servers this CA signed.")
+  public String tlsCa;
+
+  @Option(names = "--tls-cert", paramLabel = "PEM", description = "This job's certificate; its common name must be "
+      + "among the shard servers' --writers (their default: ingest).")
+  public String tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "PEM", description = "This job's private key (PKCS#8).")
+  public String tlsKey;
 
   @Option(names = "--placement", required = true,
       description = "Shard primaries: host:port=shards,... e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
@@ -127,6 +140,15 @@ public class IngestSettings implements Serializable {
   }
 
   /** The routing policy of a fixed setting (hashing or double:L). */
+  /** The shard servers' TLS settings, or null for plaintext; all three files or none. */
+  public ClientTls clientTls() {
+    return ClientTls.of(path(tlsCa), path(tlsCert), path(tlsKey));
+  }
+
+  private static Path path(String file) {
+    return file == null ? null : Path.of(file);
+  }
+
   public RoutingPolicy fixedPolicy() {
     return policySpec().fixedPolicy(numShards);
   }
@@ -140,6 +162,7 @@ public class IngestSettings implements Serializable {
       protocolConfig();
     }
     ShardPlacement.fixed(numShards, placement);
+    clientTls();
     if (!(startOffsets.equals("earliest") || startOffsets.equals("latest") || startOffsets.equals("committed"))) {
       throw new IllegalArgumentException("start offsets must be earliest, latest or committed; got: '"
           + startOffsets + "'");

@@ -35,7 +35,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     this.lingerMs = settings.sinkLingerMs;
     ShardAddress[] primaries = primaries(settings);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
-    this.client = new ShardWriteClient(primaries, sender, settings.sinkRequestTimeoutMs);
+    this.client = new ShardWriteClient(primaries, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
     this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer, lingerMs,
         time::getCurrentProcessingTime, client, new SinkMetrics(context.metricGroup(), primaries));
     this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.writtenOffsetsGroup(), sender);

@@ -5,6 +5,7 @@ import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.UnsafeByteOperations;
 import io.evenkeel.ingest.route.RoutedChange;
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.ShardWriteBatch;
@@ -32,7 +33,7 @@ final class ShardWriteClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardWriteClient.class);
   private static final int MAX_ATTEMPTS = 5;
 
-  private final ClusterClient cluster = new ClusterClient();
+  private final ClusterClient cluster;
   private final ShardServiceGrpc.ShardServiceFutureStub[] stubs;
   private final String sender;
   private final long requestTimeoutMs;
@@ -48,7 +49,8 @@ final class ShardWriteClient implements AutoCloseable {
    * @param primaries each shard's primary, by shard
    * @param sender names this writer in every batch; with the batch sequence it identifies a batch
    */
-  ShardWriteClient(ShardAddress[] primaries, String sender, long requestTimeoutMs) {
+  ShardWriteClient(ShardAddress[] primaries, String sender, long requestTimeoutMs, ClientTls tls) {
+    this.cluster = new ClusterClient(tls);
     this.stubs = new ShardServiceGrpc.ShardServiceFutureStub[primaries.length];
     for (int shard = 0; shard < primaries.length; shard++) {
       stubs[shard] = cluster.futureStub(primaries[shard]);

@@ -63,6 +63,11 @@ public final class LocalCommand implements Callable<Integer> {
       + " file (see the README); `sql` and `load --wait` then take --key or --key-file.")
   Path apiKeys;
 
+  @Option(names = "--secure", description = "Mutual TLS between every process and the shard servers (a throw-away CA"
+      + " in <data-dir>/tls; only the ingest job may write), and API keys: --api-keys, or a new admin key in"
+      + " <data-dir>/admin.key.")
+  boolean secure;
+
   @Option(names = "--topic", defaultValue = "transaction-logs", description = "The ingest topic (default: ${DEFAULT-VALUE}).")
   String topic;
 
@@ -179,6 +184,12 @@ public final class LocalCommand implements Callable<Integer> {
     out.printf("  Flink web UI    %s%n", info.flinkUi());
     out.printf("  query service   %s/sql (POST {\"sql\": ...}), %s/health%n", info.queryService(),
         info.queryService());
+    if (options.secure()) {
+      out.printf("  security        mutual TLS to the shard servers (CA in %s); API keys %s%n",
+          options.dataDir().resolve("tls"), options.apiKeys() != null ? "from " + options.apiKeys()
+              : "in " + options.dataDir().resolve("api-keys") + ", the admin's in " + options.dataDir()
+                  .resolve("admin.key") + " (sql and load take --key-file)");
+    }
     out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());
     out.printf("  ZooKeeper       %s, rules under %s/rules%n", info.zookeeper(), info.zookeeperRoot());
     for (StackInfo.ShardServer server : info.shardServers()) {
@@ -228,7 +239,7 @@ public final class LocalCommand implements Callable<Integer> {
       throw new UserError("--api-keys: cannot read " + apiKeys);
     }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic, apiKeys == null ? null : apiKeys.toAbsolutePath());
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure);
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

@@ -39,7 +39,8 @@ final class LocalStack implements AutoCloseable {
   private final List<String> jvmFlags = JvmFlags.all();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
-  private final ClusterClient cluster = new ClusterClient();
+  private ClusterClient cluster = new ClusterClient();
+  private LocalSecurity security;
   private final List<ShardAddress> shardServers = new ArrayList<>();
   private final StackLayout layout;
   private volatile boolean stopping;
@@ -63,6 +64,10 @@ final class LocalStack implements AutoCloseable {
     Files.createDirectories(options.logs());
     layout.claim(options.dataDir());
     StackPorts ports = options.ports();
+    if (options.secure()) {
+      security = LocalSecurity.create(options.dataDir(), home.queryServiceJar(), options.apiKeys());
+      cluster = new ClusterClient(security.clientTls("launcher"));
+    }
 
     long t = step("zookeeper");
     ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
@@ -87,7 +92,8 @@ final class LocalStack implements AutoCloseable {
       ShardServerProcess server = ShardServerProcess.launch(name,
           JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags),
           options.dataDir().resolve("shards").resolve("server-" + i), address.port(), log(name),
-          List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
+          concat(List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)),
+              security == null ? List.of() : security.shardServerArgs()));
       supervise(server.process());
       shardProcesses.add(server);
       shardServers.add(address);
@@ -110,6 +116,7 @@ final class LocalStack implements AutoCloseable {
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
+        .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .toList(), log("ingest-job")));
     String flinkUi = "http://127.0.0.1:" + ports.flinkUi();
     ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(flinkUi));
@@ -122,7 +129,8 @@ final class LocalStack implements AutoCloseable {
         .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
             "--placement", placement, "--policy", options.policy(),
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
-        .args(options.apiKeys() == null ? List.of() : List.of("--api-keys", options.apiKeys().toString()))
+        .args(security != null ? security.clientArgs("query") : List.of())
+        .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
         .toList(), log("query-service")));
     query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
     ready("query-service", queryService + "/sql", t);
@@ -197,6 +205,17 @@ final class LocalStack implements AutoCloseable {
   private void ready(String component, String where, long since) {
     out.printf("  %-15s ready     %s (%.1f s)%n", component, where, (System.nanoTime() - since) / 1e9);
     out.flush();
+  }
+
+  /** The query service's key file: {@code --api-keys}, or the one {@code --secure} made; null for none. */
+  private Path queryServiceKeys() {
+    return security != null ? security.apiKeys() : options.apiKeys();
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
   }
 
   ClusterClient cluster() {

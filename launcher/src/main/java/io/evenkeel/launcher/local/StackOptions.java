@@ -6,10 +6,12 @@ import java.nio.file.Path;
  * What {@code evenkeel local} was asked for.
  *
  * @param rate the replayer's base rate (changes/s), or 0 for an empty system ({@code --no-replay})
- * @param apiKeys the query service's key file, or null for a service without keys
+ * @param apiKeys the query service's key file, or null for a service without keys (or, with {@code secure}, a new
+ *     admin key)
+ * @param secure mutual TLS to the shard servers and API keys ({@link LocalSecurity})
  */
 record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
-    double theta, String topic, Path apiKeys) {
+    double theta, String topic, Path apiKeys, boolean secure) {
   static final String ZOOKEEPER_ROOT = "/evenkeel/local";
   /** The ingest job's Kafka consumer group (its default). */
   static final String INGEST_GROUP = "evenkeel-ingest";

@@ -1,10 +1,13 @@
 package io.evenkeel.launcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -13,6 +16,9 @@ import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.WriteRequest;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -53,8 +59,9 @@ class LocalStackIT {
   @TempDir Path dir;
   private Process stack;
   private final List<String> output = new CopyOnWriteArrayList<>();
-  private final ClusterClient cluster = new ClusterClient();
+  private ClusterClient cluster = new ClusterClient();
   private final List<ShardAddress> servers = new ArrayList<>();
+  private Path adminKey;
 
   @AfterEach
   void cleanUp() throws InterruptedException {
@@ -76,8 +83,10 @@ class LocalStackIT {
     Path data = dir.resolve("data");
     long started = System.nanoTime();
     // Several shard servers, as on more machines (the default is one): the rows of each shard on its own server.
+    // --secure: the whole pipeline over mutual TLS, the query service with keys.
     startStack("local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
-        "--status-interval", "3s", "--shard-servers", Integer.toString(SERVERS), "--shards", Integer.toString(SHARDS));
+        "--status-interval", "3s", "--shard-servers", Integer.toString(SERVERS), "--shards", Integer.toString(SHARDS),
+        "--secure");
     awaitOutput("Evenkeel is ready", 180);
     System.out.printf("local stack ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
     List<ProcessHandle> children = stack.descendants().toList();
@@ -87,13 +96,19 @@ class LocalStackIT {
     for (int i = 0; i < SERVERS; i++) {
       servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
+    adminKey = data.resolve("admin.key");
+    Path tls = data.resolve("tls");
+    cluster.close();
+    cluster = new ClusterClient(new ClientTls(tls.resolve("ca.pem"), tls.resolve("launcher.pem"),
+        tls.resolve("launcher.key")));
+    assertShardServersRefuseStrangers(tls);
 
     Map<List<Long>, String> expected = new HashMap<>();
     // A bad line stops a load by default, after sending the rows before it.
     Path stops = dir.resolve("stops.jsonl");
     Files.writeString(stops, row(99_999, 1, 0) + "\n" + row(99_999, 2, 0) + "\n{\"tenant_id\": 99999, \"row_id\": 3\n"
         + row(99_999, 4, 0) + "\n");
-    Run stopped = evenkeel("load", stops.toString(), "--data-dir", data.toString());
+    Run stopped = evenkeel("load", stops.toString(), "--data-dir", data.toString(), "--key-file", adminKey.toString());
     assertThat(stopped.exitCode).as(stopped.output).isEqualTo(1);
     assertThat(stopped.output).contains("stopped at line 3: bad JSON").contains("2 rows were sent before it");
     expected.put(List.of(99_999L, 1L), summary(row(99_999, 1, 0)));
@@ -110,7 +125,8 @@ class LocalStackIT {
         }
       }
     }
-    Run load = evenkeel("load", rows.toString(), "--data-dir", data.toString(), "--skip-bad", "--wait");
+    Run load = evenkeel("load", rows.toString(), "--data-dir", data.toString(), "--skip-bad", "--wait",
+        "--key-file", adminKey.toString());
     assertThat(load.exitCode).as(load.output).isEqualTo(0);
     assertThat(load.output).contains("loaded 50,000 rows").contains("skipped 3 malformed lines")
         .contains("row_id must be an integer; got string \"not a number\"");
@@ -134,7 +150,8 @@ class LocalStackIT {
         }
       }
     }
-    Run second = evenkeel("load", changes.toString(), "--data-dir", data.toString(), "--wait");
+    Run second = evenkeel("load", changes.toString(), "--data-dir", data.toString(), "--wait", "--key-file",
+        adminKey.toString());
     assertThat(second.exitCode).as(second.output).isEqualTo(0);
     assertThat(shardContents()).isEqualTo(expected);
 
@@ -255,6 +272,27 @@ class LocalStackIT {
     return rows;
   }
 
+  /**
+   * With --secure a shard server takes no plaintext call, and a reader's certificate (the query service's) cannot
+   * write.
+   */
+  private void assertShardServersRefuseStrangers(Path tls) {
+    SearchRequest search = SearchRequest.newBuilder().setShard(0).setQuery(Query.newBuilder().setLimit(1)).build();
+    try (ClusterClient plaintext = new ClusterClient();
+        ClusterClient reader = new ClusterClient(new ClientTls(tls.resolve("ca.pem"), tls.resolve("query.pem"),
+            tls.resolve("query.key")))) {
+      assertThatThrownBy(() -> plaintext.blockingStub(servers.get(0)).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .search(search)).isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+      assertThat(reader.blockingStub(servers.get(0)).withDeadlineAfter(10, TimeUnit.SECONDS).search(search)
+          .getHitsCount()).isZero();
+      assertThatThrownBy(() -> reader.blockingStub(servers.get(0)).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .write(WriteRequest.newBuilder().setShard(0).setBatch(ByteString.EMPTY).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    }
+  }
+
   /** Nothing the stack runs is reachable from another machine: every listening socket binds loopback. */
   private void assertListensOnLoopbackOnly(List<ProcessHandle> children, int base) throws IOException {
     Set<Long> pids = new HashSet<>();
@@ -315,7 +353,7 @@ class LocalStackIT {
 
   /** The rows of a query run through {@code evenkeel sql --json}. */
   private JsonNode sql(Path data, String query) throws Exception {
-    Run run = evenkeel("sql", "--json", "--data-dir", data.toString(), query);
+    Run run = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key-file", adminKey.toString(), query);
     assertThat(run.exitCode).as(run.output).isEqualTo(0);
     return new ObjectMapper().readTree(run.output).get("rows");
   }

@@ -3,6 +3,7 @@ package io.evenkeel.query.route;
 import com.google.common.util.concurrent.ListenableFuture;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
+import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
@@ -39,10 +40,12 @@ import java.util.function.Function;
  */
 public final class ShardClients implements AutoCloseable {
   private final ShardPlacement placement;
-  private final ClusterClient cluster = new ClusterClient();
+  private final ClusterClient cluster;
 
-  public ShardClients(ShardPlacement placement) {
+  /** Clients of the placement's servers, over mutual TLS with {@code tls} (null: plaintext). */
+  public ShardClients(ShardPlacement placement, ClientTls tls) {
     this.placement = placement;
+    this.cluster = new ClusterClient(tls);
     // On a loaded machine the first query's deadline could pass while it is still connecting to every server.
     cluster.connect(placement.primaries().values());
   }

@@ -12,6 +12,21 @@ import java.nio.file.Path;
  * process's identity: a shard server lets only its writers (the ingest job, by default) call Write.
  */
 public record ClientTls(Path caCertificate, Path certificate, Path privateKey) {
+  /**
+   * The settings of a process's {@code --tls-ca}, {@code --tls-cert} and {@code --tls-key} options: null (plaintext)
+   * when none is given; all three or none.
+   */
+  public static ClientTls of(Path caCertificate, Path certificate, Path privateKey) {
+    int given = (caCertificate == null ? 0 : 1) + (certificate == null ? 0 : 1) + (privateKey == null ? 0 : 1);
+    if (given == 0) {
+      return null;
+    }
+    if (given < 3) {
+      throw new IllegalArgumentException("--tls-ca, --tls-cert and --tls-key go together");
+    }
+    return new ClientTls(caCertificate, certificate, privateKey);
+  }
+
   ChannelCredentials credentials() {
     try {
       return TlsChannelCredentials.newBuilder()

@@ -1,0 +1,107 @@
+package io.evenkeel.launcher.local;
+
+import io.evenkeel.embedded.LocalCertificates;
+import io.evenkeel.router.client.ClientTls;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What {@code evenkeel local --secure} turns on: a throw-away CA in {@code <data dir>/tls}, made anew at each start,
+ * with a certificate per process (the shard servers, the ingest job, the only writer, the query service and the
+ * launcher, readers), so every call to a shard server is mutual TLS; and API keys for the query service, from {@code
+ * --api-keys} or else a key file with one new admin key, written to {@code <data dir>/admin.key} for {@code sql} and
+ * {@code load} to pass with {@code --key-file}. The key is made by the query service's own {@code --new-key}.
+ */
+final class LocalSecurity {
+  static final String WRITER = "ingest";
+  private static final List<String> PROCESSES = List.of("shard-server", WRITER, "query", "launcher");
+
+  private final LocalCertificates certificates;
+  private final Map<String, LocalCertificates.Issued> issued;
+  private final Path apiKeys;
+  private final Path adminKey;
+
+  private LocalSecurity(LocalCertificates certificates, Map<String, LocalCertificates.Issued> issued, Path apiKeys,
+      Path adminKey) {
+    this.certificates = certificates;
+    this.issued = issued;
+    this.apiKeys = apiKeys;
+    this.adminKey = adminKey;
+  }
+
+  /** Makes the CA and the certificates, and the admin key unless {@code apiKeys} names the keys to use. */
+  static LocalSecurity create(Path dataDir, Path queryServiceJar, Path apiKeys) throws IOException,
+      InterruptedException {
+    LocalCertificates certificates = LocalCertificates.create(dataDir.resolve("tls"));
+    Map<String, LocalCertificates.Issued> issued = new HashMap<>();
+    for (String process : PROCESSES) {
+      issued.put(process, certificates.issue(process));
+    }
+    if (apiKeys != null) {
+      return new LocalSecurity(certificates, issued, apiKeys, null);
+    }
+    Path keyFile = dataDir.resolve("api-keys");
+    Path adminKey = dataDir.resolve("admin.key");
+    String[] admin = newAdminKey(queryServiceJar);
+    writePrivate(keyFile, "# made by evenkeel local --secure; one key per line (see the README)\n" + admin[1] + "\n");
+    writePrivate(adminKey, admin[0] + "\n");
+    return new LocalSecurity(certificates, issued, keyFile, adminKey);
+  }
+
+  /** The shard servers' TLS options: only the ingest job may write. */
+  List<String> shardServerArgs() {
+    LocalCertificates.Issued server = issued.get("shard-server");
+    return List.of("--tls-cert", server.certificate().toString(), "--tls-key", server.privateKey().toString(),
+        "--tls-client-ca", certificates.caCertificate().toString(), "--writers", WRITER);
+  }
+
+  /** A shard-server client's TLS options ({@code --tls-ca}, {@code --tls-cert}, {@code --tls-key}). */
+  List<String> clientArgs(String process) {
+    ClientTls tls = clientTls(process);
+    return List.of("--tls-ca", tls.caCertificate().toString(), "--tls-cert", tls.certificate().toString(),
+        "--tls-key", tls.privateKey().toString());
+  }
+
+  ClientTls clientTls(String process) {
+    LocalCertificates.Issued own = issued.get(process);
+    return new ClientTls(certificates.caCertificate(), own.certificate(), own.privateKey());
+  }
+
+  Path apiKeys() {
+    return apiKeys;
+  }
+
+  /** The admin key's file, or null when the keys came from {@code --api-keys}. */
+  Path adminKey() {
+    return adminKey;
+  }
+
+  /** The key and its key-file line, from {@code query-service.jar --new-key admin}. */
+  private static String[] newAdminKey(Path queryServiceJar) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        queryServiceJar.toString(), "--new-key", "admin", "--new-key-role", "admin").redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes());
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new IOException("the query service could not make an admin key: " + output);
+    }
+    List<String> found = new ArrayList<>();
+    for (String prefix : List.of("key (give it to the client; it is not stored): ", "key-file line: ")) {
+      found.add(output.lines().filter(line -> line.startsWith(prefix)).map(line -> line.substring(prefix.length()))
+          .findFirst().orElseThrow(() -> new IOException("unexpected --new-key output: " + output)));
+    }
+    return found.toArray(String[]::new);
+  }
+
+  private static void writePrivate(Path file, String text) throws IOException {
+    Files.deleteIfExists(file);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, text);
+  }
+}
