@@ -12,6 +12,7 @@ import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -25,7 +26,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -64,6 +64,10 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
       description = "The cluster's ZooKeeper root (default: ${DEFAULT-VALUE}).")
   String zookeeperRoot;
+
+  @Option(names = "--zookeeper-credentials", paramLabel = "FILE", description = "A file holding user:password: "
+      + "authenticate with ZooKeeper (digest), as the ingest job that created the rules did.")
+  Path zookeeperCredentials;
 
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
@@ -190,8 +194,8 @@ public final class QueryServiceMain implements Callable<Integer> {
     if (!rules.isBlank()) {
       throw new IllegalArgumentException("--rules and --zookeeper exclude each other: the rules come from ZooKeeper");
     }
-    CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(200, 10));
-    client.start();
+    CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
+        new ExponentialBackoffRetry(200, 10));
     RuleListClient ruleList = new RuleListClient(client, RuleProtocolConfig.builder(zookeeperRoot, numShards).build());
     ruleList.start();
     return () -> RoutingPolicy.dynamic(ruleList.current());

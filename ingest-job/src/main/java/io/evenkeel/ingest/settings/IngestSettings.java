@@ -6,11 +6,11 @@ import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Option;
 
@@ -57,6 +57,10 @@ public class IngestSettings implements Serializable {
 
   @Option(names = "--zookeeper-root", description = "The cluster's ZooKeeper root. (default: ${DEFAULT-VALUE})")
   public String zookeeperRoot = "/evenkeel/local";
+
+  @Option(names = "--zookeeper-credentials", paramLabel = "FILE", description = "A file holding user:password: "
+      + "authenticate with ZooKeeper (digest) and create every node for that identity only.")
+  public String zookeeperCredentials;
 
   @Option(names = "--shards", description = "Number of shards N. (default: ${DEFAULT-VALUE})")
   public int numShards = 12;
@@ -126,9 +130,7 @@ public class IngestSettings implements Serializable {
 
   /** A started ZooKeeper client for this cluster; the caller closes it. */
   public CuratorFramework startZooKeeperClient() {
-    CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(200, 10));
-    client.start();
-    return client;
+    return ZooKeeperClients.start(zookeeper, path(zookeeperCredentials), new ExponentialBackoffRetry(200, 10));
   }
 
   public PolicySpec policySpec() {

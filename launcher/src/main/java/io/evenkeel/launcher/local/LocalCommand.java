@@ -144,7 +144,8 @@ public final class LocalCommand implements Callable<Integer> {
     printWelcome(info, options, out);
 
     long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-    try (StatusLine status = new StatusLine(info, stack.cluster(), stack.shardServers(), stack.layout())) {
+    try (StatusLine status = new StatusLine(info, stack.cluster(), stack.shardServers(), stack.layout(),
+        stack.zookeeperCredentials())) {
       // Fixed rate: gathering a status line takes time of its own on a busy machine.
       long nextLine = System.nanoTime() + statusInterval.toNanos();
       while (true) {

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * with a certificate per process (the shard servers, the ingest job, the only writer, the query service and the
  * launcher, readers), so every call to a shard server is mutual TLS; and API keys for the query service, from {@code
  * --api-keys} or else a key file with one new admin key, written to {@code <data dir>/admin.key} for {@code sql} and
- * {@code load} to pass with {@code --key-file}. The key is made by the query service's own {@code --new-key}.
+ * {@code load} to pass with {@code --key-file}. The key is made by the query service's own {@code --new-key}. And a
+ * ZooKeeper identity ({@code <data dir>/zookeeper-credentials}, kept across restarts since the nodes it created
+ * stay its own) that every process authenticates as, so Evenkeel's nodes are closed to other ZooKeeper clients.
  */
 final class LocalSecurity {
   static final String WRITER = "ingest";
@@ -27,13 +31,15 @@ final class LocalSecurity {
   private final Map<String, LocalCertificates.Issued> issued;
   private final Path apiKeys;
   private final Path adminKey;
+  private final Path zookeeperCredentials;
 
   private LocalSecurity(LocalCertificates certificates, Map<String, LocalCertificates.Issued> issued, Path apiKeys,
-      Path adminKey) {
+      Path adminKey, Path zookeeperCredentials) {
     this.certificates = certificates;
     this.issued = issued;
     this.apiKeys = apiKeys;
     this.adminKey = adminKey;
+    this.zookeeperCredentials = zookeeperCredentials;
   }
 
   /** Makes the CA and the certificates, and the admin key unless {@code apiKeys} names the keys to use. */
@@ -44,15 +50,21 @@ final class LocalSecurity {
     for (String process : PROCESSES) {
       issued.put(process, certificates.issue(process));
     }
+    Path zookeeper = dataDir.resolve("zookeeper-credentials");
+    if (!Files.exists(zookeeper)) {
+      byte[] password = new byte[24];
+      new SecureRandom().nextBytes(password);
+      writePrivate(zookeeper, "evenkeel:" + Base64.getUrlEncoder().withoutPadding().encodeToString(password) + "\n");
+    }
     if (apiKeys != null) {
-      return new LocalSecurity(certificates, issued, apiKeys, null);
+      return new LocalSecurity(certificates, issued, apiKeys, null, zookeeper);
     }
     Path keyFile = dataDir.resolve("api-keys");
     Path adminKey = dataDir.resolve("admin.key");
     String[] admin = newAdminKey(queryServiceJar);
     writePrivate(keyFile, "# made by evenkeel local --secure; one key per line (see the README)\n" + admin[1] + "\n");
     writePrivate(adminKey, admin[0] + "\n");
-    return new LocalSecurity(certificates, issued, keyFile, adminKey);
+    return new LocalSecurity(certificates, issued, keyFile, adminKey, zookeeper);
   }
 
   /** The shard servers' TLS options: only the ingest job may write. */
@@ -67,6 +79,15 @@ final class LocalSecurity {
     ClientTls tls = clientTls(process);
     return List.of("--tls-ca", tls.caCertificate().toString(), "--tls-cert", tls.certificate().toString(),
         "--tls-key", tls.privateKey().toString());
+  }
+
+  /** The ZooKeeper clients' option naming the credentials file. */
+  List<String> zookeeperArgs() {
+    return List.of("--zookeeper-credentials", zookeeperCredentials.toString());
+  }
+
+  Path zookeeperCredentials() {
+    return zookeeperCredentials;
   }
 
   ClientTls clientTls(String process) {

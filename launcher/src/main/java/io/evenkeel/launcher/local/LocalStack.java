@@ -117,6 +117,7 @@ final class LocalStack implements AutoCloseable {
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
+        .args(security == null ? List.of() : security.zookeeperArgs())
         .toList(), log("ingest-job")));
     String flinkUi = "http://127.0.0.1:" + ports.flinkUi();
     ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(flinkUi));
@@ -130,6 +131,7 @@ final class LocalStack implements AutoCloseable {
             "--placement", placement, "--policy", options.policy(),
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
         .args(security != null ? security.clientArgs("query") : List.of())
+        .args(security != null ? security.zookeeperArgs() : List.of())
         .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
         .toList(), log("query-service")));
     query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
@@ -205,6 +207,11 @@ final class LocalStack implements AutoCloseable {
   private void ready(String component, String where, long since) {
     out.printf("  %-15s ready     %s (%.1f s)%n", component, where, (System.nanoTime() - since) / 1e9);
     out.flush();
+  }
+
+  /** With {@code --secure}, the file of the ZooKeeper identity every process authenticates as; else null. */
+  Path zookeeperCredentials() {
+    return security == null ? null : security.zookeeperCredentials();
   }
 
   /** The query service's key file: {@code --api-keys}, or the one {@code --secure} made; null for none. */

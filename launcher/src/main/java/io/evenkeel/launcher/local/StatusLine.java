@@ -6,18 +6,19 @@ import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -39,15 +40,16 @@ final class StatusLine implements AutoCloseable {
   private final CuratorFramework zookeeper;
   private final RuleListClient rules;
 
-  StatusLine(StackInfo info, ClusterClient cluster, List<ShardAddress> servers, StackLayout layout) throws Exception {
+  StatusLine(StackInfo info, ClusterClient cluster, List<ShardAddress> servers, StackLayout layout,
+      Path zookeeperCredentials) throws Exception {
     this.info = info;
     this.cluster = cluster;
     this.servers = servers;
     this.layout = layout;
     this.kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, info.bootstrapServers(),
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000));
-    this.zookeeper = CuratorFrameworkFactory.newClient(info.zookeeper(), new ExponentialBackoffRetry(200, 3));
-    zookeeper.start();
+    this.zookeeper = ZooKeeperClients.start(info.zookeeper(), zookeeperCredentials,
+        new ExponentialBackoffRetry(200, 3));
     this.rules = new RuleListClient(zookeeper, RuleProtocolConfig.builder(info.zookeeperRoot(), info.shards()).build());
     rules.start();
   }

@@ -10,6 +10,7 @@ import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.Hit;
@@ -41,6 +42,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +106,10 @@ class LocalStackIT {
     cluster = new ClusterClient(new ClientTls(tls.resolve("ca.pem"), tls.resolve("launcher.pem"),
         tls.resolve("launcher.key")));
     assertShardServersRefuseStrangers(tls);
+    try (CuratorFramework stranger = ZooKeeperClients.start("127.0.0.1:" + base, null, new RetryOneTime(100))) {
+      assertThatThrownBy(() -> stranger.getChildren().forPath(StackOptions.ZOOKEEPER_ROOT))
+          .as("Evenkeel's ZooKeeper nodes are its own").isInstanceOf(KeeperException.NoAuthException.class);
+    }
 
     Map<List<Long>, String> expected = new HashMap<>();
     // A bad line stops a load by default, after sending the rows before it.
