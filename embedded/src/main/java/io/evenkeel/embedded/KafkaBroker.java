@@ -45,6 +45,9 @@ public final class KafkaBroker implements AutoCloseable {
     private Path log;
     private String heap = "512m";
     private Duration readyTimeout = Duration.ofSeconds(60);
+    private int saslPort = -1;
+    private String saslUser;
+    private String saslPassword;
 
     private Builder(Path dir) {
       this.dir = dir;
@@ -65,6 +68,17 @@ public final class KafkaBroker implements AutoCloseable {
 
     public Builder heap(String value) {
       this.heap = value;
+      return this;
+    }
+
+    /**
+     * A second listener on {@code port} that takes only SASL/PLAIN clients authenticating as {@code user} with
+     * {@code password} (clients of the PLAINTEXT port need none).
+     */
+    public Builder saslPlain(int port, String user, String password) {
+      this.saslPort = port;
+      this.saslUser = user;
+      this.saslPassword = password;
       return this;
     }
 
@@ -97,6 +111,17 @@ public final class KafkaBroker implements AutoCloseable {
           Map.entry("transaction.state.log.min.isr", "1"),
           Map.entry("group.initial.rebalance.delay.ms", "0"),
           Map.entry("auto.create.topics.enable", "true")));
+      if (saslPort > 0) {
+        properties.put("listeners", properties.get("listeners") + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort);
+        properties.put("advertised.listeners", properties.get("advertised.listeners") + ",SASL_PLAINTEXT://127.0.0.1:"
+            + saslPort);
+        properties.put("listener.security.protocol.map", properties.get("listener.security.protocol.map")
+            + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+        properties.put("sasl.enabled.mechanisms", "PLAIN");
+        properties.put("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + saslUser + "=\"" + saslPassword
+                + "\";");
+      }
       try (var out = Files.newOutputStream(config)) {
         properties.store(out, "Evenkeel single-node broker");
       }

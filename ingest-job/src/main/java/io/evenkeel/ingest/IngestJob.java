@@ -60,6 +60,7 @@ public final class IngestJob {
     // are instead of deep-copying every Avro change at each step.
     env.getConfig().enableObjectReuse();
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
+        .setProperties(settings.kafkaProperties())
         .setBootstrapServers(settings.bootstrapServers)
         .setTopics(settings.topic)
         .setGroupId(settings.groupId)
@@ -75,6 +76,7 @@ public final class IngestJob {
         .process(new ChangeDecoder()).name("decode").uid("decode");
     changes.getSideOutput(ChangeDecoder.DEAD_LETTERS)
         .sinkTo(KafkaSink.<DeadLetter>builder()
+            .setKafkaProducerConfig(settings.kafkaProperties())
             .setBootstrapServers(settings.bootstrapServers)
             .setRecordSerializer(new DeadLetterSerializer(settings.deadLetterTopic))
             .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
@@ -127,6 +129,7 @@ public final class IngestJob {
 
   private static <T extends SpecificRecord> KafkaSink<T> kafka(IngestSettings settings, String topic, Class<T> type) {
     return KafkaSink.<T>builder()
+        .setKafkaProducerConfig(settings.kafkaProperties())
         .setBootstrapServers(settings.bootstrapServers)
         .setRecordSerializer(KafkaRecordSerializationSchema.builder()
             .setTopic(topic)

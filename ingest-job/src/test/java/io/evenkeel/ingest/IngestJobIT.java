@@ -22,6 +22,7 @@ import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,14 +85,23 @@ class IngestJobIT {
   @BeforeEach
   void start() throws Exception {
     zookeeper = new TestingServer(true);
-    kafka = KafkaBroker.start(dir.resolve("kafka"));
+    // The job reaches Kafka only through a SASL/PLAIN listener, with its --kafka-config; the test's own clients
+    // use the plaintext one.
+    int saslPort = KafkaBroker.freePort();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort())
+        .saslPlain(saslPort, "ingest", "s3cret").start();
     kafka.createTopic("changes", 4);
+    Path kafkaConfig = dir.resolve("kafka.properties");
+    Files.writeString(kafkaConfig, String.join("\n", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ingest\" "
+            + "password=\"s3cret\";"));
     servers.add(ShardServerProcess.start(dir.resolve("shards-a"), "--shards", "0-3", "--refresh-interval-ms", "500",
         "--durability", "interval"));
     servers.add(ShardServerProcess.start(dir.resolve("shards-b"), "--shards", "4-7", "--refresh-interval-ms", "500",
         "--durability", "interval"));
     settings = new IngestSettings();
-    settings.bootstrapServers = kafka.bootstrapServers();
+    settings.bootstrapServers = "127.0.0.1:" + saslPort;
+    settings.kafkaConfig = kafkaConfig.toString();
     settings.topic = "changes";
     settings.startOffsets = "earliest";
     settings.zookeeper = zookeeper.getConnectString();

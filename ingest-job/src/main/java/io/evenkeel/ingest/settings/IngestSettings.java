@@ -7,9 +7,13 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.Serializable;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Properties;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Option;
@@ -46,6 +50,11 @@ public class IngestSettings implements Serializable {
       description = "The Kafka consumer group in which the sink records, per partition, the offset up to which every "
           + "change is written to its shard (no consumer joins it). (default: <group-id>.written)")
   public String writtenOffsetsGroup;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE", description = "Kafka client properties for every client of "
+      + "the job (source, sinks, the written-offsets admin), e.g. security.protocol, sasl.mechanism, sasl.jaas.config, "
+      + "ssl.truststore.location.")
+  public String kafkaConfig;
 
   @Option(names = "--start-offsets",
       description = "earliest, latest, or committed (falling back to earliest). (default: ${DEFAULT-VALUE})")
@@ -142,6 +151,19 @@ public class IngestSettings implements Serializable {
   }
 
   /** The routing policy of a fixed setting (hashing or double:L). */
+  /** The {@code --kafka-config} properties, passed through as they are (security settings), or none. */
+  public Properties kafkaProperties() {
+    Properties properties = new Properties();
+    if (kafkaConfig != null) {
+      try (InputStream in = Files.newInputStream(Path.of(kafkaConfig))) {
+        properties.load(in);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read --kafka-config " + kafkaConfig + ": " + e.getMessage(), e);
+      }
+    }
+    return properties;
+  }
+
   /** The shard servers' TLS settings, or null for plaintext; all three files or none. */
   public ClientTls clientTls() {
     return ClientTls.of(path(tlsCa), path(tlsCert), path(tlsKey));
@@ -165,6 +187,7 @@ public class IngestSettings implements Serializable {
     }
     ShardPlacement.fixed(numShards, placement);
     clientTls();
+    kafkaProperties();
     if (!(startOffsets.equals("earliest") || startOffsets.equals("latest") || startOffsets.equals("committed"))) {
       throw new IllegalArgumentException("start offsets must be earliest, latest or committed; got: '"
           + startOffsets + "'");

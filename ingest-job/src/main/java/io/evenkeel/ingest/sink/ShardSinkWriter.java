@@ -38,7 +38,8 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     this.client = new ShardWriteClient(primaries, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
     this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer, lingerMs,
         time::getCurrentProcessingTime, client, new SinkMetrics(context.metricGroup(), primaries));
-    this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.writtenOffsetsGroup(), sender);
+    this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.kafkaProperties(),
+        settings.writtenOffsetsGroup(), sender);
     scheduleLinger();
   }
 

@@ -2,6 +2,7 @@ package io.evenkeel.ingest.sink;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,10 +28,13 @@ final class WrittenOffsetsPublisher implements AutoCloseable {
   private final Map<TopicPartition, Long> failed = new ConcurrentHashMap<>();
   private final AtomicBoolean inFlight = new AtomicBoolean();
 
-  WrittenOffsetsPublisher(String bootstrapServers, String group, String clientId) {
+  WrittenOffsetsPublisher(String bootstrapServers, Properties kafkaProperties, String group, String clientId) {
     this.group = group;
-    this.kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        AdminClientConfig.CLIENT_ID_CONFIG, clientId));
+    Properties properties = new Properties();
+    properties.putAll(kafkaProperties);
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+    this.kafka = Admin.create(properties);
   }
 
   /** Publishes {@code moved} (partition → next offset to write), with any offsets a previous request left behind. */

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
@@ -52,6 +51,10 @@ public final class LoadCommand implements Callable<Integer> {
 
   @Option(names = "--topic", description = "The ingest topic (default: the local stack's).")
   String topic;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE", description = "Kafka client properties for the producer and "
+      + "admin client, e.g. security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location.")
+  Path kafkaConfig;
 
   @Option(names = "--wait", description = "Return only when every loaded row is searchable as loaded: when the ingest "
       + "job's written offsets have passed the load's records and the query service has refreshed the shards; print "
@@ -100,7 +103,7 @@ public final class LoadCommand implements Callable<Integer> {
       }
     }
     PrintStream out = System.out;
-    Properties properties = new Properties();
+    Properties properties = kafkaProperties();
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(ProducerConfig.CLIENT_ID_CONFIG, "evenkeel-load");
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 20);
@@ -128,7 +131,9 @@ public final class LoadCommand implements Callable<Integer> {
         result.rowsPerSecond(), result.skipped() == 0 ? "" : String.format("; skipped %,d malformed lines",
             result.skipped()));
     if (await && result.sent() > 0) {
-      try (Admin kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+      Properties admin = kafkaProperties();
+      admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      try (Admin kafka = Admin.create(admin)) {
         new SearchableWait(kafka, writtenOffsetsGroup, topic, out)
             .await(result.lastOffsets(), new SqlClient(url, key.key()), waitTimeout);
       } catch (IOException e) {
@@ -139,5 +144,18 @@ public final class LoadCommand implements Callable<Integer> {
           (System.nanoTime() - result.firstSentNanos()) / 1e9);
     }
     return 0;
+  }
+
+  /** The {@code --kafka-config} properties (security settings, passed through as they are), or none. */
+  private Properties kafkaProperties() {
+    Properties properties = new Properties();
+    if (kafkaConfig != null) {
+      try (var in = Files.newInputStream(kafkaConfig)) {
+        properties.load(in);
+      } catch (IOException e) {
+        throw new UserError("cannot read --kafka-config " + kafkaConfig + ": " + e.getMessage(), e);
+      }
+    }
+    return properties;
   }
 }
