@@ -186,10 +186,18 @@ public final class LocalCommand implements Callable<Integer> {
     out.printf("  query service   %s/sql (POST {\"sql\": ...}), %s/health%n", info.queryService(),
         info.queryService());
     if (options.secure()) {
-      out.printf("  security        mutual TLS to the shard servers (CA in %s); API keys %s%n",
+      out.printf("  security        mutual TLS to the shard servers (CA in %s), ZooKeeper ACLs, API keys %s%n",
           options.dataDir().resolve("tls"), options.apiKeys() != null ? "from " + options.apiKeys()
-              : "in " + options.dataDir().resolve("api-keys") + ", the admin's in " + options.dataDir()
-                  .resolve("admin.key") + " (sql and load take --key-file)");
+              : "in " + options.dataDir().resolve("api-keys"));
+      Path adminKey = options.dataDir().resolve("admin.key");
+      if (options.apiKeys() == null && Files.exists(adminKey)) {
+        try {
+          out.printf("  admin key       %s (also in %s: sql and load take --key-file)%n",
+              Files.readString(adminKey).strip(), adminKey);
+        } catch (IOException e) {
+          out.printf("  admin key       in %s (unreadable: %s)%n", adminKey, e.getMessage());
+        }
+      }
     }
     out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());
     out.printf("  ZooKeeper       %s, rules under %s/rules%n", info.zookeeper(), info.zookeeperRoot());

@@ -101,6 +101,8 @@ class LocalStackIT {
       servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
     adminKey = data.resolve("admin.key");
+    assertThat(String.join("\n", output)).as("--secure prints the admin key")
+        .contains("admin key       " + Files.readString(adminKey).strip());
     Path tls = data.resolve("tls");
     cluster.close();
     cluster = new ClusterClient(new ClientTls(tls.resolve("ca.pem"), tls.resolve("launcher.pem"),
