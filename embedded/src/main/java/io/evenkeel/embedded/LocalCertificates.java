@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -78,6 +79,8 @@ public final class LocalCertificates {
     Issued issued = new Issued(dir.resolve(commonName + ".pem"), dir.resolve(commonName + ".key"));
     writePem(issued.certificate(), "CERTIFICATE", encoded(certificate));
     writePem(issued.privateKey(), "PRIVATE KEY", keys.getPrivate().getEncoded());
+    // Anyone who reads a key is that process (the writer's key writes): the owner's alone.
+    Files.setPosixFilePermissions(issued.privateKey(), PosixFilePermissions.fromString("rw-------"));
     return issued;
   }
 

@@ -24,7 +24,9 @@ import io.evenkeel.shard.translog.Durability;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,8 @@ class MutualTlsTest {
 
   private ClusterClient client(String commonName) throws Exception {
     LocalCertificates.Issued issued = certificates.issue(commonName);
+    assertThat(Files.getPosixFilePermissions(issued.privateKey())).as("only its owner reads a key")
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
     return new ClusterClient(new ClientTls(certificates.caCertificate(), issued.certificate(), issued.privateKey()));
   }
 
