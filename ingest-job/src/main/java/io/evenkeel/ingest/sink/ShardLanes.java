@@ -1,8 +1,6 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
-import io.evenkeel.schemas.TransactionLogChange;
-import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
