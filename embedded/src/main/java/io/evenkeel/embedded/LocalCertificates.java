@@ -1,5 +1,6 @@
 package io.evenkeel.embedded;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -7,12 +8,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -33,7 +39,8 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * A throw-away certificate authority for one machine's processes (tests and the local stack): EC P-256 keys,
  * certificates valid for a year, each leaf named by its common name (which a shard server checks to tell a writer
  * from a reader) and valid for {@code localhost} and {@code 127.0.0.1}. Files are PEM: {@code ca.pem}, and per leaf
- * {@code <name>.pem} with {@code <name>.key} (PKCS#8), as gRPC's TLS credentials read them.
+ * {@code <name>.pem} with {@code <name>.key} (PKCS#8), as gRPC's TLS credentials read them; for JVM TLS stacks that
+ * take key stores (Flink's REST endpoint, the JDK's HTTP client), PKCS#12 copies of a leaf and of the CA.
  */
 public final class LocalCertificates {
   /** A leaf's files. */
@@ -82,6 +89,53 @@ public final class LocalCertificates {
     // Anyone who reads a key is that process (the writer's key writes): the owner's alone.
     Files.setPosixFilePermissions(issued.privateKey(), PosixFilePermissions.fromString("rw-------"));
     return issued;
+  }
+
+  /** {@code <name>.p12}: the leaf's key and certificate chain as a PKCS#12 key store under {@code password}. */
+  public Path keyStore(Issued issued, char[] password) throws IOException {
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      PrivateKey key = KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(
+          readPem(issued.privateKey())));
+      store.setKeyEntry("key", key, password, new Certificate[] {certificate(issued.certificate()), ca});
+      Path file = Path.of(issued.certificate().toString().replaceAll("\\.pem$", ".p12"));
+      write(store, file, password);
+      return file;
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot make a key store of " + issued.certificate() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code ca.p12}: the CA's certificate as a PKCS#12 trust store under {@code password}. */
+  public Path trustStore(char[] password) throws IOException {
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      store.setCertificateEntry("ca", ca);
+      Path file = dir.resolve("ca.p12");
+      write(store, file, password);
+      return file;
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot make the trust store: " + e.getMessage(), e);
+    }
+  }
+
+  private static void write(KeyStore store, Path file, char[] password) throws IOException, GeneralSecurityException {
+    try (var out = Files.newOutputStream(file)) {
+      store.store(out, password);
+    }
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+  }
+
+  private static X509Certificate certificate(Path pem) throws IOException, GeneralSecurityException {
+    return (X509Certificate) CertificateFactory.getInstance("X.509")
+        .generateCertificate(new ByteArrayInputStream(readPem(pem)));
+  }
+
+  private static byte[] readPem(Path file) throws IOException {
+    String body = Files.readString(file).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+    return Base64.getDecoder().decode(body);
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer) throws IOException {

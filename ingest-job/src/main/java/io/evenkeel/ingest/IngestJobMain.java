@@ -3,6 +3,7 @@ package io.evenkeel.ingest;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -45,6 +46,18 @@ public final class IngestJobMain implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE})")
   String webUiHost;
 
+  @Option(names = "--web-ui-tls-keystore", paramLabel = "P12", description = "With --local: serve the web UI and "
+      + "REST API over TLS with this PKCS#12 key store, and take only clients whose certificate the trust store's CA "
+      + "signed (Flink's REST API cancels jobs for whoever reaches it).")
+  Path webUiKeyStore;
+
+  @Option(names = "--web-ui-tls-truststore", paramLabel = "P12", description = "The PKCS#12 trust store: the CA of "
+      + "the clients' certificates.")
+  Path webUiTrustStore;
+
+  @Option(names = "--web-ui-tls-password-file", paramLabel = "FILE", description = "The stores' password.")
+  Path webUiStorePassword;
+
   public static void main(String[] args) {
     AvroTrust.install();
     CommandLine commandLine = new CommandLine(new IngestJobMain());
@@ -73,6 +86,14 @@ public final class IngestJobMain implements Callable<Integer> {
     StreamExecutionEnvironment env;
     if (local) {
       LocalWebUi.configure(configuration, webUiHost, webUiPort);
+      if (webUiKeyStore != null || webUiTrustStore != null || webUiStorePassword != null) {
+        if (webUiKeyStore == null || webUiTrustStore == null || webUiStorePassword == null) {
+          throw new IllegalArgumentException("--web-ui-tls-keystore, --web-ui-tls-truststore and "
+              + "--web-ui-tls-password-file go together");
+        }
+        LocalWebUi.requireClientCertificates(configuration, webUiKeyStore, webUiTrustStore,
+            Files.readString(webUiStorePassword).strip());
+      }
       env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(configuration);
     } else {
       env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);

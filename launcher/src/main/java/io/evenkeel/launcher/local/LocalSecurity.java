@@ -3,9 +3,12 @@ package io.evenkeel.launcher.local;
 import io.evenkeel.embedded.LocalCertificates;
 import io.evenkeel.router.client.ClientTls;
 import java.io.IOException;
+import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -13,6 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * What {@code evenkeel local --secure} turns on: a throw-away CA in {@code <data dir>/tls}, made anew at each start,
@@ -21,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * --api-keys} or else a key file with one new admin key, written to {@code <data dir>/admin.key} for {@code sql} and
  * {@code load} to pass with {@code --key-file}. The key is made by the query service's own {@code --new-key}. And a
  * ZooKeeper identity ({@code <data dir>/zookeeper-credentials}, kept across restarts since the nodes it created
- * stay its own) that every process authenticates as, so Evenkeel's nodes are closed to other ZooKeeper clients.
+ * stay its own) that every process authenticates as, so Evenkeel's nodes are closed to other ZooKeeper clients. And
+ * the Flink web UI over TLS for clients with a certificate of this CA only (the launcher's key store opens it).
  */
 final class LocalSecurity {
   static final String WRITER = "ingest";
@@ -32,6 +39,10 @@ final class LocalSecurity {
   private final Path apiKeys;
   private final Path adminKey;
   private final Path zookeeperCredentials;
+  private Path webUiKeyStore;
+  private Path trustStore;
+  private Path launcherKeyStore;
+  private Path storePassword;
 
   private LocalSecurity(LocalCertificates certificates, Map<String, LocalCertificates.Issued> issued, Path apiKeys,
       Path adminKey, Path zookeeperCredentials) {
@@ -57,14 +68,63 @@ final class LocalSecurity {
       writePrivate(zookeeper, "evenkeel:" + Base64.getUrlEncoder().withoutPadding().encodeToString(password) + "\n");
     }
     if (apiKeys != null) {
-      return new LocalSecurity(certificates, issued, apiKeys, null, zookeeper);
+      LocalSecurity security = new LocalSecurity(certificates, issued, apiKeys, null, zookeeper);
+      security.makeKeyStores(dataDir.resolve("tls"));
+      return security;
     }
     Path keyFile = dataDir.resolve("api-keys");
     Path adminKey = dataDir.resolve("admin.key");
     String[] admin = newAdminKey(queryServiceJar);
     writePrivate(keyFile, "# made by evenkeel local --secure; one key per line (see the README)\n" + admin[1] + "\n");
     writePrivate(adminKey, admin[0] + "\n");
-    return new LocalSecurity(certificates, issued, keyFile, adminKey, zookeeper);
+    LocalSecurity security = new LocalSecurity(certificates, issued, keyFile, adminKey, zookeeper);
+    security.makeKeyStores(dataDir.resolve("tls"));
+    return security;
+  }
+
+  /**
+   * Key stores for the Flink web UI's TLS (PKCS#12, as Flink and the JDK read them): the job's, the launcher's and
+   * the CA's, under one random password kept in a file of its own.
+   */
+  private void makeKeyStores(Path dir) throws IOException {
+    byte[] random = new byte[18];
+    new SecureRandom().nextBytes(random);
+    char[] password = Base64.getUrlEncoder().withoutPadding().encodeToString(random).toCharArray();
+    storePassword = dir.resolve("stores.password");
+    writePrivate(storePassword, new String(password) + "\n");
+    webUiKeyStore = certificates.keyStore(issued.get(WRITER), password);
+    launcherKeyStore = certificates.keyStore(issued.get("launcher"), password);
+    trustStore = certificates.trustStore(password);
+  }
+
+  /** The ingest job's web UI options: TLS, and only clients with a certificate of this CA. */
+  List<String> webUiArgs() {
+    return List.of("--web-ui-tls-keystore", webUiKeyStore.toString(), "--web-ui-tls-truststore",
+        trustStore.toString(), "--web-ui-tls-password-file", storePassword.toString());
+  }
+
+  /** An HTTP client that presents the launcher's certificate and trusts this CA (for the Flink web UI's REST API). */
+  HttpClient webUiClient() throws IOException {
+    try {
+      char[] password = Files.readString(storePassword).strip().toCharArray();
+      KeyStore own = KeyStore.getInstance("PKCS12");
+      try (var in = Files.newInputStream(launcherKeyStore)) {
+        own.load(in, password);
+      }
+      KeyStore trusted = KeyStore.getInstance("PKCS12");
+      try (var in = Files.newInputStream(trustStore)) {
+        trusted.load(in, password);
+      }
+      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(own, password);
+      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(trusted);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+      return HttpClient.newBuilder().sslContext(tls).build();
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot set up TLS for the Flink web UI: " + e.getMessage(), e);
+    }
   }
 
   /** The shard servers' TLS options: only the ingest job may write. */

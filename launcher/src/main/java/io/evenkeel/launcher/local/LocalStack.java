@@ -118,9 +118,11 @@ final class LocalStack implements AutoCloseable {
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.zookeeperArgs())
+        .args(security == null ? List.of() : security.webUiArgs())
         .toList(), log("ingest-job")));
-    String flinkUi = "http://127.0.0.1:" + ports.flinkUi();
-    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(flinkUi));
+    String flinkUi = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.flinkUi();
+    HttpClient webUi = security == null ? HttpClient.newHttpClient() : security.webUiClient();
+    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(webUi, flinkUi));
     ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
 
     t = step("query-service");
@@ -173,8 +175,8 @@ final class LocalStack implements AutoCloseable {
   }
 
   /** Whether the Flink REST API lists a job in state RUNNING. */
-  private static boolean jobRunning(String flinkUi) throws IOException, InterruptedException {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+  private static boolean jobRunning(HttpClient http, String flinkUi) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(
         URI.create(flinkUi + "/jobs/overview")).timeout(Duration.ofSeconds(2)).build(),
         HttpResponse.BodyHandlers.ofString());
     return response.statusCode() == 200 && response.body().contains("\"state\":\"RUNNING\"");

@@ -33,6 +33,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,6 +43,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
@@ -96,7 +100,6 @@ class LocalStackIT {
     List<ProcessHandle> children = stack.descendants().toList();
     assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job").hasSizeGreaterThanOrEqualTo(6);
     assertListensOnLoopbackOnly(children, base);
-    assertFlinkUiIsViewOnly("http://127.0.0.1:" + (base + 3));
     for (int i = 0; i < SERVERS; i++) {
       servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
@@ -108,6 +111,18 @@ class LocalStackIT {
     cluster = new ClusterClient(new ClientTls(tls.resolve("ca.pem"), tls.resolve("launcher.pem"),
         tls.resolve("launcher.key")));
     assertShardServersRefuseStrangers(tls);
+    // --secure: the Flink web UI (and its REST API, which could cancel the job) only for holders of a certificate.
+    String ui = "https://127.0.0.1:" + (base + 3);
+    assertFlinkUiIsViewOnly(webUiClient(tls, true), ui);
+    assertThatThrownBy(() -> webUiClient(tls, false).send(HttpRequest.newBuilder(URI.create(ui + "/jobs/overview"))
+        .build(), HttpResponse.BodyHandlers.ofString())).as("no client certificate").isInstanceOf(IOException.class);
+    try {
+      HttpResponse<String> plain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + (base + 3) + "/jobs/overview")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(plain.statusCode()).as("plain HTTP: " + plain.body()).isNotEqualTo(200);
+    } catch (IOException refused) {
+      // Refused at the transport: as good.
+    }
     try (CuratorFramework stranger = ZooKeeperClients.start("127.0.0.1:" + base, null, new RetryOneTime(100))) {
       assertThatThrownBy(() -> stranger.getChildren().forPath(StackOptions.ZOOKEEPER_ROOT))
           .as("Evenkeel's ZooKeeper nodes are its own").isInstanceOf(KeeperException.NoAuthException.class);
@@ -215,6 +230,7 @@ class LocalStackIT {
     assertThat(children).as("zookeeper, kafka, a shard server, ingest job, query service, replayer")
         .hasSizeGreaterThanOrEqualTo(6);
     assertThat(String.join("\n", output)).contains("shard-server-0  ready").doesNotContain("shard-server-1");
+    assertFlinkUiIsViewOnly(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3));
 
     // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
     Run denied = evenkeel("sql", "--data-dir", data.toString(), "SELECT COUNT(*) FROM transaction_logs");
@@ -303,6 +319,29 @@ class LocalStackIT {
     }
   }
 
+  /** A client trusting the local CA, with the launcher's certificate or none. */
+  private static HttpClient webUiClient(Path tls, boolean withCertificate) throws Exception {
+    char[] password = Files.readString(tls.resolve("stores.password")).strip().toCharArray();
+    KeyStore trusted = KeyStore.getInstance("PKCS12");
+    try (var in = Files.newInputStream(tls.resolve("ca.p12"))) {
+      trusted.load(in, password);
+    }
+    TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(trusted);
+    KeyManagerFactory keys = null;
+    if (withCertificate) {
+      KeyStore own = KeyStore.getInstance("PKCS12");
+      try (var in = Files.newInputStream(tls.resolve("launcher.p12"))) {
+        own.load(in, password);
+      }
+      keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(own, password);
+    }
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(keys == null ? null : keys.getKeyManagers(), trust.getTrustManagers(), null);
+    return HttpClient.newBuilder().sslContext(context).build();
+  }
+
   /** Nothing the stack runs is reachable from another machine: every listening socket binds loopback. */
   private void assertListensOnLoopbackOnly(List<ProcessHandle> children, int base) throws IOException {
     Set<Long> pids = new HashSet<>();
@@ -316,8 +355,7 @@ class LocalStackIT {
   }
 
   /** The Flink web UI shows the job but takes no jar: it has no authentication. */
-  private static void assertFlinkUiIsViewOnly(String ui) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
+  private static void assertFlinkUiIsViewOnly(HttpClient http, String ui) throws Exception {
     HttpResponse<String> jobs = http.send(HttpRequest.newBuilder(URI.create(ui + "/jobs/overview")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(jobs.statusCode()).as(jobs.body()).isEqualTo(200);
