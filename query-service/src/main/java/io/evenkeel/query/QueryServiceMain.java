@@ -14,7 +14,9 @@ import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -97,6 +100,13 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--tls-key", paramLabel = "PEM", description = "This service's private key (PKCS#8).")
   Path tlsKey;
 
+  @Option(names = "--https-keystore", paramLabel = "P12", description = "Serve HTTPS with this PKCS#12 key store "
+      + "(with --https-password-file) instead of HTTP.")
+  Path httpsKeyStore;
+
+  @Option(names = "--https-password-file", paramLabel = "FILE", description = "The key store's password.")
+  Path httpsPassword;
+
   @Option(names = "--new-key", paramLabel = "ID", description = "Print a new random key for ID and the key-file line"
       + " for it (role from --new-key-role), then exit.")
   String newKey;
@@ -108,6 +118,20 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--optimizer", defaultValue = "on",
       description = "on: composite index, doc-values scan, single indexes; off: single-column indexes only.")
   String optimizer;
+
+  private SslContextFactory.Server https() throws IOException {
+    if (httpsKeyStore == null && httpsPassword == null) {
+      return null;
+    }
+    if (httpsKeyStore == null || httpsPassword == null) {
+      throw new IllegalArgumentException("--https-keystore and --https-password-file go together");
+    }
+    SslContextFactory.Server https = new SslContextFactory.Server();
+    https.setKeyStorePath(httpsKeyStore.toAbsolutePath().toString());
+    https.setKeyStoreType("PKCS12");
+    https.setKeyStorePassword(Files.readString(httpsPassword).strip());
+    return https;
+  }
 
   public static void main(String[] args) {
     AvroTrust.install();
@@ -159,7 +183,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .deadline(Duration.ofMillis(deadlineMs))
         .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
         .build();
-    SqlHttpServer server = new SqlHttpServer(service, keys, host, port);
+    SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");

@@ -1,7 +1,7 @@
 package io.evenkeel.launcher.load;
 
 import io.evenkeel.launcher.cli.DurationConverter;
-import io.evenkeel.launcher.cli.KeyOptions;
+import io.evenkeel.launcher.cli.ClientCredentials;
 import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import io.evenkeel.launcher.sql.SqlClient;
@@ -73,7 +73,7 @@ public final class LoadCommand implements Callable<Integer> {
   String url;
 
   @Mixin
-  private KeyOptions key = new KeyOptions();
+  private ClientCredentials credentials = new ClientCredentials();
 
   @Option(names = "--progress-interval", defaultValue = "2s", converter = DurationConverter.class,
       description = "How often to print progress (default: ${DEFAULT-VALUE}).")
@@ -91,11 +91,13 @@ public final class LoadCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(format == null ? e.getMessage() : "--format must be jsonl or csv; got: '" + format + "'");
     }
+    Path stackCa = null;
     if (bootstrapServers == null || topic == null || (await && (url == null || writtenOffsetsGroup == null))) {
       StackInfo stack = StackInfo.read(dataDir);
       bootstrapServers = bootstrapServers == null ? stack.bootstrapServers() : bootstrapServers;
       topic = topic == null ? stack.topic() : topic;
       url = url == null ? stack.queryService() : url;
+      stackCa = stack.caCertificate() == null ? null : Path.of(stack.caCertificate());
       writtenOffsetsGroup = writtenOffsetsGroup == null ? stack.writtenOffsetsGroup() : writtenOffsetsGroup;
       if (await && writtenOffsetsGroup == null) {
         throw new UserError(dataDir.resolve(StackInfo.FILE) + " does not name the written offsets group (a stack "
@@ -135,7 +137,7 @@ public final class LoadCommand implements Callable<Integer> {
       admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       try (Admin kafka = Admin.create(admin)) {
         new SearchableWait(kafka, writtenOffsetsGroup, topic, out)
-            .await(result.lastOffsets(), new SqlClient(url, key.key()), waitTimeout);
+            .await(result.lastOffsets(), new SqlClient(url, credentials.key(), credentials.caCertificate(stackCa)), waitTimeout);
       } catch (IOException e) {
         out.println("wait failed: " + e.getMessage());
         return 1;

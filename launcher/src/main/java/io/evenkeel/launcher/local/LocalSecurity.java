@@ -28,7 +28,8 @@ import javax.net.ssl.TrustManagerFactory;
  * {@code load} to pass with {@code --key-file}. The key is made by the query service's own {@code --new-key}. And a
  * ZooKeeper identity ({@code <data dir>/zookeeper-credentials}, kept across restarts since the nodes it created
  * stay its own) that every process authenticates as, so Evenkeel's nodes are closed to other ZooKeeper clients. And
- * the Flink web UI over TLS for clients with a certificate of this CA only (the launcher's key store opens it).
+ * the Flink web UI over TLS for clients with a certificate of this CA only (the launcher's key store opens it), and
+ * the query service over HTTPS.
  */
 final class LocalSecurity {
   static final String WRITER = "ingest";
@@ -42,6 +43,7 @@ final class LocalSecurity {
   private Path webUiKeyStore;
   private Path trustStore;
   private Path launcherKeyStore;
+  private Path queryKeyStore;
   private Path storePassword;
 
   private LocalSecurity(LocalCertificates certificates, Map<String, LocalCertificates.Issued> issued, Path apiKeys,
@@ -94,6 +96,7 @@ final class LocalSecurity {
     writePrivate(storePassword, new String(password) + "\n");
     webUiKeyStore = certificates.keyStore(issued.get(WRITER), password);
     launcherKeyStore = certificates.keyStore(issued.get("launcher"), password);
+    queryKeyStore = certificates.keyStore(issued.get("query"), password);
     trustStore = certificates.trustStore(password);
   }
 
@@ -103,8 +106,21 @@ final class LocalSecurity {
         trustStore.toString(), "--web-ui-tls-password-file", storePassword.toString());
   }
 
-  /** An HTTP client that presents the launcher's certificate and trusts this CA (for the Flink web UI's REST API). */
-  HttpClient webUiClient() throws IOException {
+  /** The query service's HTTPS options. */
+  List<String> httpsArgs() {
+    return List.of("--https-keystore", queryKeyStore.toString(), "--https-password-file", storePassword.toString());
+  }
+
+  /** The CA every certificate of the stack comes from (PEM). */
+  Path caCertificate() {
+    return certificates.caCertificate();
+  }
+
+  /**
+   * An HTTP client that presents the launcher's certificate and trusts this CA: for the Flink web UI's REST API and
+   * the query service's HTTPS.
+   */
+  HttpClient httpClient() throws IOException {
     try {
       char[] password = Files.readString(storePassword).strip().toCharArray();
       KeyStore own = KeyStore.getInstance("PKCS12");

@@ -121,22 +121,23 @@ final class LocalStack implements AutoCloseable {
         .args(security == null ? List.of() : security.webUiArgs())
         .toList(), log("ingest-job")));
     String flinkUi = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.flinkUi();
-    HttpClient webUi = security == null ? HttpClient.newHttpClient() : security.webUiClient();
-    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(webUi, flinkUi));
+    HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();
+    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
     ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
 
     t = step("query-service");
-    String queryService = "http://127.0.0.1:" + ports.queryService();
+    String queryService = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.queryService();
     ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
         .heap("512m").jvmOptions(jvmFlags)
         .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
             "--placement", placement, "--policy", options.policy(),
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
         .args(security != null ? security.clientArgs("query") : List.of())
+        .args(security != null ? security.httpsArgs() : List.of())
         .args(security != null ? security.zookeeperArgs() : List.of())
         .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
         .toList(), log("query-service")));
-    query.awaitReady(READY_TIMEOUT, () -> healthy(queryService));
+    query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
     ready("query-service", queryService + "/sql", t);
 
     if (options.replay()) {
@@ -155,8 +156,9 @@ final class LocalStack implements AutoCloseable {
     }
 
     info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
-        StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(), List.copyOf(servers), flinkUi,
-        queryService);
+        StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(),
+        List.copyOf(servers), flinkUi, queryService,
+        security == null ? null : security.caCertificate().toAbsolutePath().toString());
     info.write(options.dataDir());
     return info;
   }
@@ -167,8 +169,8 @@ final class LocalStack implements AutoCloseable {
   }
 
   /** Whether the query service answers GET /health. */
-  private static boolean healthy(String queryService) throws IOException, InterruptedException {
-    HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+  private static boolean healthy(HttpClient http, String queryService) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(
         URI.create(queryService + "/health")).timeout(Duration.ofSeconds(2)).build(),
         HttpResponse.BodyHandlers.ofString());
     return response.statusCode() == 200;

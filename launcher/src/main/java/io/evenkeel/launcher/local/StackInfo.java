@@ -15,6 +15,7 @@ import java.util.List;
  *
  * @param writtenOffsetsGroup the Kafka consumer group in which the ingest job records the offsets it has written
  * @param queryService the SQL endpoint's base URL
+ * @param caCertificate with {@code --secure}, the CA that signed every certificate of the stack (PEM); else null
  */
 public record StackInfo(
     @JsonProperty("pid") long pid,
@@ -26,7 +27,8 @@ public record StackInfo(
     @JsonProperty("shards") int shards,
     @JsonProperty("shard_servers") List<ShardServer> shardServers,
     @JsonProperty("flink_ui") String flinkUi,
-    @JsonProperty("query_service") String queryService) {
+    @JsonProperty("query_service") String queryService,
+    @JsonProperty("ca_certificate") String caCertificate) {
   public static final String FILE = "stack.json";
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 

@@ -3,12 +3,20 @@ package io.evenkeel.launcher.sql;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /** A client of the query service's {@code POST /sql} and {@code POST /refresh}. */
 public final class SqlClient {
@@ -25,15 +33,34 @@ public final class SqlClient {
 
   private final String baseUrl;
   private final String key;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http;
 
   /**
    * @param baseUrl e.g. http://127.0.0.1:7704
    * @param key the API key to present ({@code Authorization: Bearer}), or null
+   * @param caCertificate the CA that signed an HTTPS service's certificate (PEM), or null for the JDK's trust store
    */
-  public SqlClient(String baseUrl, String key) {
+  public SqlClient(String baseUrl, String key, Path caCertificate) throws IOException {
     this.baseUrl = baseUrl.replaceAll("/+$", "");
     this.key = key;
+    this.http = caCertificate == null ? HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+        : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).sslContext(trusting(caCertificate)).build();
+  }
+
+  /** TLS that trusts the certificates {@code caCertificate} (PEM) signed. */
+  private static SSLContext trusting(Path caCertificate) throws IOException {
+    try (InputStream in = Files.newInputStream(caCertificate)) {
+      KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+      trusted.load(null, null);
+      trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(trusted);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot trust " + caCertificate + ": " + e.getMessage(), e);
+    }
   }
 
   public SqlResult query(String sql) throws SqlError, IOException, InterruptedException {

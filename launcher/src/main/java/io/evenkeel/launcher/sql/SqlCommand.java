@@ -1,6 +1,6 @@
 package io.evenkeel.launcher.sql;
 
-import io.evenkeel.launcher.cli.KeyOptions;
+import io.evenkeel.launcher.cli.ClientCredentials;
 import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.launcher.local.StackInfo;
 import java.io.IOException;
@@ -28,7 +28,7 @@ public final class SqlCommand implements Callable<Integer> {
   String query;
 
   @Mixin
-  private KeyOptions key = new KeyOptions();
+  private ClientCredentials credentials = new ClientCredentials();
 
   @Option(names = "--json", description = "Print the service's JSON instead of a table.")
   boolean json;
@@ -41,14 +41,17 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Path stackCa = null;
     if (url == null) {
-      url = StackInfo.read(dataDir).queryService();
+      StackInfo stack = StackInfo.read(dataDir);
+      url = stack.queryService();
+      stackCa = stack.caCertificate() == null ? null : Path.of(stack.caCertificate());
       if (url == null) {
         throw new UserError("the local stack on " + dataDir + " lists no query service (started by an older launcher?);"
             + " pass --url to use one running elsewhere");
       }
     }
-    SqlClient client = new SqlClient(url, key.key());
+    SqlClient client = new SqlClient(url, credentials.key(), credentials.caCertificate(stackCa));
     if (query != null) {
       return run(client, query, System.out) ? 0 : 1;
     }

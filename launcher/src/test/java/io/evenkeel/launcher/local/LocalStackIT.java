@@ -116,12 +116,16 @@ class LocalStackIT {
     assertFlinkUiIsViewOnly(webUiClient(tls, true), ui);
     assertThatThrownBy(() -> webUiClient(tls, false).send(HttpRequest.newBuilder(URI.create(ui + "/jobs/overview"))
         .build(), HttpResponse.BodyHandlers.ofString())).as("no client certificate").isInstanceOf(IOException.class);
-    try {
-      HttpResponse<String> plain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + (base + 3) + "/jobs/overview")).build(), HttpResponse.BodyHandlers.ofString());
-      assertThat(plain.statusCode()).as("plain HTTP: " + plain.body()).isNotEqualTo(200);
-    } catch (IOException refused) {
-      // Refused at the transport: as good.
+    // Plain HTTP reaches neither the web UI nor the query service (HTTPS, so keys never travel in clear text).
+    for (String plain : List.of("http://127.0.0.1:" + (base + 3) + "/jobs/overview",
+        "http://127.0.0.1:" + (base + 4) + "/health")) {
+      try {
+        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(plain)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as("plain HTTP to " + plain + ": " + answer.body()).isNotEqualTo(200);
+      } catch (IOException refused) {
+        // Refused at the transport: as good.
+      }
     }
     try (CuratorFramework stranger = ZooKeeperClients.start("127.0.0.1:" + base, null, new RetryOneTime(100))) {
       assertThatThrownBy(() -> stranger.getChildren().forPath(StackOptions.ZOOKEEPER_ROOT))

@@ -26,6 +26,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,15 +63,18 @@ public final class SqlHttpServer implements AutoCloseable {
   private final ServerConnector connector;
 
   public SqlHttpServer(SqlService service, String host, int port) {
-    this(service, null, host, port);
+    this(service, null, null, host, port);
   }
 
-  /** With {@code keys} null, every caller may read every tenant (bind loopback, or put something in front). */
-  public SqlHttpServer(SqlService service, ApiKeys keys, String host, int port) {
+  /**
+   * With {@code keys} null, every caller may read every tenant (bind loopback, or put something in front); with
+   * {@code https} null, plain HTTP (keys then travel in clear text).
+   */
+  public SqlHttpServer(SqlService service, ApiKeys keys, SslContextFactory.Server https, String host, int port) {
     this.service = service;
     this.keys = keys;
     this.server = new Server();
-    this.connector = new ServerConnector(server);
+    this.connector = https == null ? new ServerConnector(server) : new ServerConnector(server, https);
     connector.setHost(host);
     connector.setPort(port);
     server.addConnector(connector);

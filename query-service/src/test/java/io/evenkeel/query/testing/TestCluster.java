@@ -105,7 +105,7 @@ public final class TestCluster implements AutoCloseable {
   public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys) throws Exception {
     QueryService service = QueryService.builder().placement(placement()).routingPolicy(() -> policy)
         .optimizer(settings).deadline(deadline).build();
-    SqlHttpServer http = new SqlHttpServer(service, keys, "127.0.0.1", 0);
+    SqlHttpServer http = new SqlHttpServer(service, keys, null, "127.0.0.1", 0);
     int port = http.start();
     services.add(http);
     services.add(service);
