@@ -137,7 +137,8 @@ public final class LoadCommand implements Callable<Integer> {
       admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       try (Admin kafka = Admin.create(admin)) {
         new SearchableWait(kafka, writtenOffsetsGroup, topic, out)
-            .await(result.lastOffsets(), new SqlClient(url, credentials.key(), credentials.caCertificate(stackCa)), waitTimeout);
+            .await(result.lastOffsets(), new SqlClient(url, credentials.key(), credentials.caCertificate(stackCa)),
+                waitTimeout);
       } catch (IOException e) {
         out.println("wait failed: " + e.getMessage());
         return 1;

@@ -29,7 +29,8 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * The one-line status of a running stack, from the sources a real operator would read: rows ingested per second,
  * documents and refresh lag from the shard servers' Stats calls; the ingest backlog from Kafka (the topic's end
- * offsets minus the ingest job's written offsets: the changes not yet acknowledged by their shards); committed rules and the tenants they spread from the rule list in ZooKeeper.
+ * offsets minus the ingest job's written offsets: the changes not yet acknowledged by their shards); committed rules
+ * and the tenants they spread from the rule list in ZooKeeper.
  */
 final class StatusLine implements AutoCloseable {
   private final StackInfo info;
@@ -76,7 +77,8 @@ final class StatusLine implements AutoCloseable {
 
   /** Changes in the topic that the ingest job has not written to the shards yet. */
   long backlog() throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> committed = kafka.listConsumerGroupOffsets(StackOptions.WRITTEN_OFFSETS_GROUP)
+    Map<TopicPartition, OffsetAndMetadata> committed = kafka
+        .listConsumerGroupOffsets(StackOptions.WRITTEN_OFFSETS_GROUP)
         .partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS);
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < StackOptions.TOPIC_PARTITIONS; p++) {

@@ -82,7 +82,8 @@ public final class ShardClients implements AutoCloseable {
   /** Makes every write acknowledged before the call searchable on each shard: one call per server. */
   public FanOut<ShardRefreshResult> refresh(int[] shards, Deadline deadline) {
     return perServer(shards, deadline,
-        (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards).build()),
+        (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards)
+            .build()),
         response -> response.getResultsList().stream()
             .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r)).toList());
   }

@@ -13,7 +13,7 @@ import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** With credentials, Evenkeel's nodes (parents included) are its own: other clients can neither read nor change them. */
+/** With credentials, Evenkeel's nodes (parents included) are its own: others can neither read nor change them. */
 class ZooKeeperClientsIT {
   @TempDir Path dir;
 

@@ -100,7 +100,8 @@ class MultiShardCallsTest {
     // The server refreshes every 60 s on its own: these writes stay invisible until the call.
     for (int shard = 0; shard < 2; shard++) {
       ShardWriteBatch batch = batch(shard, 2, List.of(insert(9, 20 + shard, 2).build()), false);
-      stub.write(WriteRequest.newBuilder().setShard(shard).setBatch(ByteString.copyFrom(BATCHES.encode(batch))).build());
+      stub.write(WriteRequest.newBuilder().setShard(shard).setBatch(ByteString.copyFrom(BATCHES.encode(batch)))
+          .build());
     }
     Query tenantNine = Query.newBuilder().setLimit(10).setTrackTotal(true).setFilter(Filter.newBuilder()
         .setTerm(Term.newBuilder().setField("tenant_id").setValue(Value.newBuilder().setLongValue(9)))).build();
