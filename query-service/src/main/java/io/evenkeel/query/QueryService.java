@@ -113,8 +113,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     long started = System.nanoTime();
     SelectStatement statement = StatementParser.parse(sql, params);
     if (!access.isAdmin()) {
-      statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.plan(statement).where()),
-          access);
+      statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
     attributeFrequency.record(statement);
     QueryPlan plan = optimizer.plan(statement);

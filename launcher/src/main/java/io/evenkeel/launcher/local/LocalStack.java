@@ -39,7 +39,8 @@ final class LocalStack implements AutoCloseable {
   private final List<String> jvmFlags = JvmFlags.all();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
-  private ClusterClient cluster = new ClusterClient();
+  /** The launcher's client of the shard servers (status line); made in {@link #start}, over TLS with --secure. */
+  private ClusterClient cluster;
   private LocalSecurity security;
   private final List<ShardAddress> shardServers = new ArrayList<>();
   private final StackLayout layout;
@@ -66,8 +67,8 @@ final class LocalStack implements AutoCloseable {
     StackPorts ports = options.ports();
     if (options.secure()) {
       security = LocalSecurity.create(options.dataDir(), home.queryServiceJar(), options.apiKeys());
-      cluster = new ClusterClient(security.clientTls("launcher"));
     }
+    cluster = new ClusterClient(security == null ? null : security.clientTls("launcher"));
 
     long t = step("zookeeper");
     ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
@@ -273,6 +274,8 @@ final class LocalStack implements AutoCloseable {
         out.flush();
       }
     }
-    cluster.close();
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 }

@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +131,7 @@ public final class ApiKeys {
   /** What tells a changed file: its modification time, size and file key. */
   private static Object stamp(Path file) throws IOException {
     BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
-    return java.util.List.of(attributes.lastModifiedTime(), attributes.size(),
+    return List.of(attributes.lastModifiedTime(), attributes.size(),
         String.valueOf(attributes.fileKey()));
   }
 

@@ -37,8 +37,13 @@ public final class Optimizer {
     return settings;
   }
 
+  /** The statement's WHERE clause, normalized: what the plan and the route are made from. */
+  public Predicate where(SelectStatement statement) {
+    return normalizer.normalize(PredicateBuilder.build(statement.where()));
+  }
+
   public QueryPlan plan(SelectStatement statement) {
-    Predicate where = normalizer.normalize(PredicateBuilder.build(statement.where()));
+    Predicate where = where(statement);
     AccessPlan access = access(where);
     boolean serviceFilter = containsServiceScan(access);
     List<Expr.Aggregate> aggregates = aggregates(statement);
