@@ -7,6 +7,7 @@ import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.shard.index.IndexFields;
+import io.evenkeel.shard.index.PrimaryTerm;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.index.StoredRow;
@@ -74,7 +75,8 @@ public final class Shard implements Closeable {
   public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler)
       throws IOException {
     Files.createDirectories(directory);
-    ShardIndex index = new ShardIndex(directory.resolve("index"), settings.ramBufferMb(), settings.hotAttributes());
+    ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(), settings.hotAttributes(),
+        PrimaryTerm.COMMITTED, files -> {});
     Map<String, String> commit = index.openedCommitData();
     long fromGeneration = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_TRANSLOG_GENERATION, "1"));
     long committedSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
@@ -123,7 +125,7 @@ public final class Shard implements Closeable {
       @Override
       public void afterRefresh(boolean didRefresh) {}
     });
-    schedules.add(scheduler.scheduleWithFixedDelay(() -> run("refresh", index::maybeRefresh),
+    schedules.add(scheduler.scheduleWithFixedDelay(() -> run("refresh", this::refresh),
         settings.refreshIntervalMs(), settings.refreshIntervalMs(), TimeUnit.MILLISECONDS));
     schedules.add(scheduler.scheduleWithFixedDelay(() -> run("commit", this::commit),
         settings.commitIntervalMs(), settings.commitIntervalMs(), TimeUnit.MILLISECONDS));

@@ -5,6 +5,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.shard.replication.ShardPrimaryNode;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,8 +30,9 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.replicator.nrt.Node;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
@@ -39,6 +41,9 @@ import org.apache.lucene.util.BytesRef;
 /**
  * One shard's Lucene index with versioned, idempotent writes: a change is applied only when its version is newer than
  * the stored one (row or tombstone); the version check sees unrefreshed writes through the {@link LiveVersionMap}.
+ *
+ * <p>The index is a primary copy: a {@link ShardPrimaryNode} opens its searchers and publishes each refresh for
+ * replicas to copy.
  *
  * <p>NOTE: {@link #apply} must be called by one thread at a time (the shard's write lock); searches and refreshes may
  * run concurrently.
@@ -53,7 +58,8 @@ public final class ShardIndex implements Closeable {
 
   private final Directory directory;
   private final IndexWriter writer;
-  private final SearcherManager searchers;
+  private final ShardPrimaryNode node;
+  private final ReferenceManager<IndexSearcher> searchers;
   private final LiveVersionMap versions = new LiveVersionMap();
   /** Used only by {@link #apply}, under the shard's write lock. */
   private final IdLookup writeLookup = new IdLookup();
@@ -62,11 +68,17 @@ public final class ShardIndex implements Closeable {
   /** Attribute keys indexed as fields (frequency-based indexing). */
   private final Set<String> hotAttributes;
 
+  /** A primary without replicas, for tools and tests. */
   public ShardIndex(Path path, double ramBufferMb) throws IOException {
-    this(path, ramBufferMb, Set.of());
+    this(path, 0, ramBufferMb, Set.of(), PrimaryTerm.COMMITTED, files -> {});
   }
 
-  public ShardIndex(Path path, double ramBufferMb, Set<String> hotAttributes) throws IOException {
+  /**
+   * Opens (or creates) the index at {@code path} as shard {@code shard}'s primary in {@code term}, with {@code
+   * mergeCopier} copying merged segments to the replicas.
+   */
+  public ShardIndex(Path path, int shard, double ramBufferMb, Set<String> hotAttributes, PrimaryTerm term,
+      ShardPrimaryNode.MergeCopier mergeCopier) throws IOException {
     this.hotAttributes = Set.copyOf(hotAttributes);
     this.directory = FSDirectory.open(path);
     IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer())
@@ -88,7 +100,15 @@ public final class ShardIndex implements Closeable {
           + ", or load the rows into new shards");
     }
     this.writer = new IndexWriter(directory, config);
-    this.searchers = new SearcherManager(writer, true, false, ShardSearcher.factory());
+    long committedTerm = Long.parseLong(lastCommit.getOrDefault(Node.PRIMARY_GEN_KEY, "0"));
+    try {
+      this.node = new ShardPrimaryNode(writer, shard, term.resolve(committedTerm), term.forceVersion(),
+          ShardSearcher.factory(), mergeCopier);
+    } catch (IOException | RuntimeException e) {
+      writer.rollback();
+      throw e;
+    }
+    this.searchers = node.getSearcherManager();
     searchers.addListener(versions);
   }
 
@@ -167,7 +187,7 @@ public final class ShardIndex implements Closeable {
     private TermsEnum[] termsEnums;
     private StoredFields[] storedFields;
 
-    StoredRow find(SearcherManager manager, RowKey key) throws IOException {
+    StoredRow find(ReferenceManager<IndexSearcher> manager, RowKey key) throws IOException {
       IndexSearcher current = manager.acquire();
       try {
         return find(current, key);
@@ -228,14 +248,14 @@ public final class ShardIndex implements Closeable {
     }
   }
 
-  /** Makes every applied change searchable. */
-  public void refresh() throws IOException {
-    searchers.maybeRefreshBlocking();
+  /** Makes every applied change searchable; true when that made a new point for replicas to copy. */
+  public boolean refresh() throws IOException {
+    return node.flushAndRefresh();
   }
 
-  /** Refreshes if no other refresh is running; returns at once otherwise. */
-  public void maybeRefresh() throws IOException {
-    searchers.maybeRefresh();
+  /** The primary's replication side: its current point, the files replicas copy. */
+  public ShardPrimaryNode node() {
+    return node;
   }
 
   /**
@@ -267,7 +287,7 @@ public final class ShardIndex implements Closeable {
     }
   }
 
-  public SearcherManager searchers() {
+  public ReferenceManager<IndexSearcher> searchers() {
     return searchers;
   }
 
@@ -278,6 +298,7 @@ public final class ShardIndex implements Closeable {
   public void commit(Map<String, String> data) throws IOException {
     Map<String, String> withHotAttributes = new HashMap<>(data);
     withHotAttributes.put(COMMIT_HOT_ATTRIBUTES, hotAttributesKey());
+    withHotAttributes.putAll(node.commitData());
     writer.setLiveCommitData(withHotAttributes.entrySet());
     writer.commit();
   }
@@ -299,10 +320,9 @@ public final class ShardIndex implements Closeable {
     return total;
   }
 
+  /** Closes without committing (commit first): the node rolls the writer back and closes the directory. */
   @Override
   public void close() throws IOException {
-    searchers.close();
-    writer.close();
-    directory.close();
+    node.close();
   }
 }
