@@ -82,7 +82,7 @@ final class LocalShards implements AutoCloseable {
   }
 
   ShardIndex index(int shard) {
-    return server.shard(shard).index();
+    return server.primary(shard).index();
   }
 
   List<Integer> segmentCounts() throws IOException {
@@ -97,7 +97,7 @@ final class LocalShards implements AutoCloseable {
   long committedIndexBytes() throws IOException {
     long bytes = 0;
     for (int shard = 0; shard < numShards; shard++) {
-      server.shard(shard).commit();
+      server.primary(shard).commit();
       bytes += index(shard).sizeInBytes();
     }
     return bytes;

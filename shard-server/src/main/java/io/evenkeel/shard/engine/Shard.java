@@ -5,12 +5,16 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.NrtPoint;
+import io.evenkeel.schemas.shard.ReplicaState;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.shard.index.IndexFields;
 import io.evenkeel.shard.index.PrimaryTerm;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.index.StoredRow;
+import io.evenkeel.shard.replication.CopyStateLeases;
+import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
 import io.evenkeel.shard.translog.Translog;
 import io.evenkeel.shard.translog.TranslogLocation;
@@ -22,35 +26,61 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.ReferenceManager;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
 import org.apache.lucene.search.TermQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shard: its translog and its Lucene index, and the write path between them. A batch is appended to the translog
- * (one record, so a torn batch is dropped whole), applied change by change with consecutive sequence numbers, made
- * durable as {@link Durability} says, and only then acknowledged.
+ * A shard's primary copy: its translog and its Lucene index, and the write path between them. A batch is appended to
+ * the translog (one record, so a torn batch is dropped whole), applied change by change with consecutive sequence
+ * numbers, forwarded to the replicas' translogs, made durable as {@link Durability} says, and acknowledged once the
+ * required copies hold it ({@link Replicas}). Each refresh is a point replicas copy segment files from.
  */
-public final class Shard implements Closeable {
+public final class Shard implements ShardCopy {
   private static final Logger LOG = LoggerFactory.getLogger(Shard.class);
   private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
 
   /** What a write did. */
   public record WriteResult(long firstSeqNo, long lastSeqNo, int applied, int ignored, TranslogLocation location) {}
 
+  /** Where a joining replica starts: writes from {@code nextSeqNo} are forwarded, earlier ones are in {@code version}. */
+  public record Join(long term, long nextSeqNo, long version) {}
+
+  /** Thrown when fewer copies than required hold a write: the writer may retry (writes are idempotent). */
+  public static final class CopiesUnavailableException extends IOException {
+    CopiesUnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Longer than a forward's own deadline: the replica set drops a replica that does not answer in time. */
+  private static final long COPIES_TIMEOUT_SECONDS = 40;
+
   private final int id;
   private final ShardSettings settings;
   private final Translog translog;
   private final ShardIndex index;
+  private final Replicas replicas;
+  private final CopyStateLeases leases;
+  private final ReentrantLock refreshLock = new ReentrantLock();
+  /** The last point announced to replicas, and a sequence number its segments hold every write up to. */
+  private long publishedVersion = -1;
+  private volatile long publishedCoveredSeqNo;
   /** Orders translog appends and index applies: the translog order is the apply order. */
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ReentrantLock commitLock = new ReentrantLock();
@@ -62,27 +92,45 @@ public final class Shard implements Closeable {
   /** When the oldest write not yet searchable was applied (System.nanoTime), or 0 when all are searchable. */
   private volatile long firstUnrefreshedNanos;
 
-  private Shard(int id, ShardSettings settings, Translog translog, ShardIndex index, long maxSeqNo) {
+  private Shard(int id, ShardSettings settings, Translog translog, ShardIndex index, Replicas replicas,
+      long maxSeqNo) {
     this.id = id;
     this.settings = settings;
     this.translog = translog;
     this.index = index;
+    this.replicas = replicas;
+    this.leases = new CopyStateLeases(index.node());
     this.maxSeqNo = maxSeqNo;
     this.committedSeqNo = maxSeqNo;
+    replicas.term(index.node().getPrimaryGen());
   }
 
-  /** Opens (or creates) the shard in {@code directory}, replaying the translog tail that its last commit lacks. */
+  /**
+   * Opens (or creates) the shard in {@code directory} as a primary in the term of its last commit, without replicas,
+   * replaying the translog tail that its last commit lacks.
+   */
   public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler)
       throws IOException {
+    return open(id, directory, settings, scheduler, PrimaryTerm.COMMITTED, new Replicas(id, null, 1), 0);
+  }
+
+  /**
+   * Opens (or creates) the shard in {@code directory} as a primary in {@code term} that forwards to {@code replicas},
+   * replaying the translog tail that its last commit lacks (for a promoted replica: all of its translog). Sequence
+   * numbers continue above {@code minMaxSeqNo} at least.
+   */
+  public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler,
+      PrimaryTerm term, Replicas replicas, long minMaxSeqNo) throws IOException {
     Files.createDirectories(directory);
     ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(), settings.hotAttributes(),
-        PrimaryTerm.COMMITTED, files -> {});
+        term, replicas);
     Map<String, String> commit = index.openedCommitData();
     long fromGeneration = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_TRANSLOG_GENERATION, "1"));
     long committedSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
     Translog translog = Translog.open(directory.resolve("translog"));
-    Shard shard = new Shard(id, settings, translog, index, committedSeqNo);
+    Shard shard = new Shard(id, settings, translog, index, replicas, Math.max(committedSeqNo, minMaxSeqNo));
     shard.recover(fromGeneration);
+    shard.refresh();
     shard.schedule(scheduler);
     return shard;
   }
@@ -129,6 +177,8 @@ public final class Shard implements Closeable {
         settings.refreshIntervalMs(), settings.refreshIntervalMs(), TimeUnit.MILLISECONDS));
     schedules.add(scheduler.scheduleWithFixedDelay(() -> run("commit", this::commit),
         settings.commitIntervalMs(), settings.commitIntervalMs(), TimeUnit.MILLISECONDS));
+    schedules.add(scheduler.scheduleWithFixedDelay(() -> run("copy state leases", leases::expire), 10, 10,
+        TimeUnit.SECONDS));
     if (settings.durability() == Durability.INTERVAL) {
       schedules.add(scheduler.scheduleWithFixedDelay(() -> run("translog sync", translog::sync),
           settings.syncIntervalMs(), settings.syncIntervalMs(), TimeUnit.MILLISECONDS));
@@ -147,6 +197,7 @@ public final class Shard implements Closeable {
     }
   }
 
+  @Override
   public int id() {
     return id;
   }
@@ -164,6 +215,7 @@ public final class Shard implements Closeable {
     int applied = 0;
     long first;
     TranslogLocation location;
+    CompletableFuture<Void> copies;
     writeLock.lock();
     try {
       first = maxSeqNo + 1;
@@ -178,6 +230,8 @@ public final class Shard implements Closeable {
       if (firstUnrefreshedNanos == 0 && !changes.isEmpty()) {
         firstUnrefreshedNanos = System.nanoTime();
       }
+      // Sent under the lock: replicas receive batches in sequence order.
+      copies = replicas.forward(first, seqNo - 1, bytes);
     } finally {
       writeLock.unlock();
     }
@@ -185,6 +239,7 @@ public final class Shard implements Closeable {
       // Outside the write lock: concurrent batches share one fsync.
       translog.sync();
     }
+    awaitCopies(copies, first);
     if (batch.getWaitForRefresh()) {
       index.refresh();
     }
@@ -192,6 +247,20 @@ public final class Shard implements Closeable {
     ignoredChanges.addAndGet(ignored);
     writeRate.record(changes.size(), System.currentTimeMillis());
     return new WriteResult(first, first + changes.size() - 1, applied, ignored, location);
+  }
+
+  private void awaitCopies(CompletableFuture<Void> copies, long firstSeqNo) throws IOException {
+    try {
+      copies.get(COPIES_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new CopiesUnavailableException(e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new CopiesUnavailableException("shard " + id + ": replicas did not answer for seq no " + firstSeqNo + " within "
+          + COPIES_TIMEOUT_SECONDS + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for replicas", e);
+    }
   }
 
   /** Commits the index and trims the translog generations the commit makes unnecessary. */
@@ -218,13 +287,99 @@ public final class Shard implements Closeable {
     }
   }
 
-  /** Makes every acknowledged write searchable now. */
+  /** Makes every acknowledged write searchable now, and announces the new point to the replicas. */
+  @Override
   public void refresh() throws IOException {
-    index.refresh();
+    refreshLock.lock();
+    try {
+      long covered;
+      writeLock.lock();
+      try {
+        covered = maxSeqNo;
+      } finally {
+        writeLock.unlock();
+      }
+      index.refresh();
+      long version = index.node().getCopyStateVersion();
+      if (version != publishedVersion) {
+        publishedVersion = version;
+        publishedCoveredSeqNo = covered;
+        replicas.publish(version, covered);
+      }
+    } finally {
+      refreshLock.unlock();
+    }
+  }
+
+  /**
+   * Adds a replica at {@code address}: writes from now on are forwarded to it, and a refresh makes a point holding
+   * every earlier one, for it to copy.
+   */
+  public Join addReplica(String address) throws IOException {
+    long next;
+    writeLock.lock();
+    try {
+      next = maxSeqNo + 1;
+      replicas.add(address, next);
+    } finally {
+      writeLock.unlock();
+    }
+    refresh();
+    long version = index.node().getCopyStateVersion();
+    replicas.joinedAt(address, version);
+    return new Join(index.node().getPrimaryGen(), next, version);
+  }
+
+  /** A replica's heartbeat: false when this primary does not forward to it (it must join again). */
+  public boolean replicaHeartbeat(String address, long term, long searchingVersion) {
+    return replicas.heartbeat(address, term, searchingVersion);
+  }
+
+  public boolean replicaInSync(String address) {
+    return replicas.inSync(address);
+  }
+
+  public long version() {
+    return index.node().getCopyStateVersion();
+  }
+
+  /** Holds the current point for a replica to copy: its session and the point. */
+  public Map.Entry<Long, NrtPoint> acquirePoint() throws IOException {
+    return leases.acquire(publishedCoveredSeqNo);
+  }
+
+  public void releasePoint(long session) throws IOException {
+    leases.release(session);
+  }
+
+  /** Up to {@code length} bytes of an index file from {@code offset}, for a replica copying it. */
+  public byte[] readFile(String file, long offset, int length, long session) throws IOException {
+    if (session != 0 && !leases.touch(session)) {
+      throw new IllegalStateException("copy state session " + session + " of shard " + id + " has ended");
+    }
+    try (IndexInput in = index.node().getDirectory().openInput(file, IOContext.DEFAULT)) {
+      if (offset < 0 || offset > in.length()) {
+        throw new IllegalArgumentException("offset " + offset + " is outside " + file + " (" + in.length() + " bytes)");
+      }
+      byte[] bytes = new byte[(int) Math.min(length, in.length() - offset)];
+      in.seek(offset);
+      in.readBytes(bytes, 0, bytes.length);
+      return bytes;
+    }
   }
 
   public ShardSettings settings() {
     return settings;
+  }
+
+  @Override
+  public ReferenceManager<IndexSearcher> searchers() {
+    return index.searchers();
+  }
+
+  @Override
+  public Set<String> hotAttributes() {
+    return settings.hotAttributes();
   }
 
   public ShardIndex index() {
@@ -235,6 +390,7 @@ public final class Shard implements Closeable {
    * The stored bytes of each live row among {@code keys}, in order; absent and deleted rows are skipped. Real time:
    * it sees acknowledged writes that no refresh has made searchable yet.
    */
+  @Override
   public List<byte[]> fetch(List<RowKey> keys) throws IOException {
     List<byte[]> rows = new ArrayList<>(keys.size());
     for (StoredRow row : index.lookupAll(keys)) {
@@ -245,6 +401,7 @@ public final class Shard implements Closeable {
     return rows;
   }
 
+  @Override
   public ShardStats stats() throws IOException {
     IndexSearcher searcher = index.searchers().acquire();
     try {
@@ -271,6 +428,10 @@ public final class Shard implements Closeable {
           .setMaxSeqNo(maxSeq)
           .setCommittedSeqNo(committedSeqNo)
           .setIgnoredChanges(ignoredChanges.get())
+          .setRole("PRIMARY")
+          .setPrimaryTerm(index.node().getPrimaryGen())
+          .addAllReplicas(replicas.status().stream().map(replica -> ReplicaState.newBuilder()
+              .setAddress(replica.address()).setInSync(replica.inSync()).build()).toList())
           .build();
     } finally {
       index.searchers().release(searcher);
@@ -282,6 +443,7 @@ public final class Shard implements Closeable {
   public void close() throws IOException {
     schedules.forEach(s -> s.cancel(false));
     try {
+      leases.releaseAll();
       commit();
     } finally {
       try {

@@ -23,7 +23,9 @@ import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.schemas.shard.WriteResponse;
+import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
+import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.search.ShardSearch;
 import io.grpc.Status;
@@ -67,17 +69,25 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
         return thread;
       });
 
-  private final IntFunction<Shard> shards;
+  private final IntFunction<ShardCopy> shards;
 
-  /** {@code shards} returns the hosted shard or throws {@link UnknownShardException}. */
-  public ShardGrpcService(IntFunction<Shard> shards) {
+  /** {@code shards} returns the hosted copy of a shard or throws {@link UnknownShardException}. */
+  public ShardGrpcService(IntFunction<ShardCopy> shards) {
     this.shards = shards;
+  }
+
+  private Shard primary(int shard) {
+    if (shards.apply(shard) instanceof Shard primary) {
+      return primary;
+    }
+    throw new IllegalStateException("this server holds a replica of shard " + shard + ", not its primary: write to the"
+        + " primary");
   }
 
   @Override
   public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
     answer(response, () -> {
-      Shard shard = shards.apply(request.getShard());
+      Shard shard = primary(request.getShard());
       byte[] bytes = request.getBatch().toByteArray();
       ShardWriteBatch batch;
       try {
@@ -145,12 +155,13 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   }
 
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query) throws IOException {
-    Shard shard = shards.apply(shardId);
-    IndexSearcher searcher = shard.index().searchers().acquire();
+    ShardCopy shard = shards.apply(shardId);
+    var searchers = shard.searchers();
+    IndexSearcher searcher = searchers.acquire();
     try {
-      return ShardSearch.run(searcher, query, shard.settings().hotAttributes());
+      return ShardSearch.run(searcher, query, shard.hotAttributes());
     } finally {
-      shard.index().searchers().release(searcher);
+      searchers.release(searcher);
     }
   }
 
@@ -213,6 +224,12 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   private static Status status(Exception e) {
     if (e instanceof UnknownShardException) {
       return Status.NOT_FOUND.withDescription(e.getMessage());
+    }
+    if (e instanceof ReplicaShard.ReplicaUnavailableException || e instanceof Shard.CopiesUnavailableException) {
+      return Status.UNAVAILABLE.withDescription(e.getMessage());
+    }
+    if (e instanceof IllegalStateException) {
+      return Status.FAILED_PRECONDITION.withDescription(e.getMessage());
     }
     if (e instanceof IllegalArgumentException) {
       return Status.INVALID_ARGUMENT.withDescription(e.getMessage());

@@ -178,6 +178,19 @@ public final class ShardIndex implements Closeable {
   }
 
   /**
+   * The row or tombstone {@code searcher} holds for each key (null where it has none), in order: what a replica,
+   * which has only its copied segments, answers.
+   */
+  public static List<StoredRow> lookupAll(IndexSearcher searcher, List<RowKey> keys) throws IOException {
+    IdLookup ids = new IdLookup();
+    List<StoredRow> rows = new ArrayList<>(keys.size());
+    for (RowKey key : keys) {
+      rows.add(ids.find(searcher, key));
+    }
+    return rows;
+  }
+
+  /**
    * Finds ids in one searcher's segments, keeping a terms enum and a stored-fields reader per segment between calls on
    * the same searcher (a miss, the common case for inserts, then costs one seek per segment and no allocation; a hit
    * reuses the segment's reader instead of opening one per row). Not thread-safe.

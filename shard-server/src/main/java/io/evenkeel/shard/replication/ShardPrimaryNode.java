@@ -48,7 +48,7 @@ public final class ShardPrimaryNode extends PrimaryNode {
     return Map.of(PRIMARY_GEN_KEY, Long.toString(primaryGen), VERSION_KEY, Long.toString(getCopyStateVersion()));
   }
 
-  public IndexWriter writer() {
-    return writer;
+  public int shard() {
+    return id;
   }
 }

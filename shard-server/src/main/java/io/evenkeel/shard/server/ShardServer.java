@@ -1,8 +1,14 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
+import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.grpc.ReplicationGrpcService;
 import io.evenkeel.shard.grpc.ShardGrpcService;
+import io.evenkeel.shard.index.PrimaryTerm;
+import io.evenkeel.shard.replication.PeerChannels;
+import io.evenkeel.shard.replication.Replicas;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -15,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +29,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A process's shards, each in {@code <data dir>/shard-<id>}, served over gRPC. */
+/**
+ * A process's shard copies, each in {@code <data dir>/shard-<id>}, served over gRPC: primaries, which take writes, and
+ * replicas of shards whose primary is on another server ({@link ReplicaShard}).
+ */
 public final class ShardServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardServer.class);
   /** Large write batches exceed gRPC's default 4 MiB. */
@@ -36,7 +46,10 @@ public final class ShardServer implements Closeable {
   private final ShardSettings settings;
   private final InetSocketAddress address;
   private final ServerTls tls;
-  private final Map<Integer, Shard> shards = new TreeMap<>();
+  private final Map<Integer, String> replicaOf;
+  private final int requiredCopies;
+  private final Map<Integer, ShardCopy> shards = new ConcurrentHashMap<>();
+  private final PeerChannels peers = new PeerChannels();
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, runnable -> {
     Thread thread = new Thread(runnable, "shard-maintenance");
     thread.setDaemon(true);
@@ -51,10 +64,27 @@ public final class ShardServer implements Closeable {
   /** With {@code tls} null, plaintext and anyone who reaches the port may write. */
   public ShardServer(Path dataDirectory, Set<Integer> shardIds, ShardSettings settings, InetSocketAddress address,
       ServerTls tls) {
+    this(dataDirectory, shardIds, Map.of(), Replicas.ALL_IN_SYNC, settings, address, tls);
+  }
+
+  /**
+   * @param shardIds the shards whose primary this server holds
+   * @param replicaOf the shards this server holds a replica of, each with its primary's address ("host:port")
+   * @param requiredCopies the copies a write needs before it is acknowledged, or {@link Replicas#ALL_IN_SYNC}
+   */
+  public ShardServer(Path dataDirectory, Set<Integer> shardIds, Map<Integer, String> replicaOf, int requiredCopies,
+      ShardSettings settings, InetSocketAddress address, ServerTls tls) {
     this.tls = tls;
-    if (shardIds.isEmpty()) {
-      throw new IllegalArgumentException("a shard server must host at least one shard");
+    if (shardIds.isEmpty() && replicaOf.isEmpty()) {
+      throw new IllegalArgumentException("a shard server must host at least one shard copy");
     }
+    for (int shard : replicaOf.keySet()) {
+      if (shardIds.contains(shard)) {
+        throw new IllegalArgumentException("shard " + shard + " cannot have its primary and a replica on one server");
+      }
+    }
+    this.replicaOf = Map.copyOf(replicaOf);
+    this.requiredCopies = requiredCopies;
     this.dataDirectory = dataDirectory;
     this.shardIds = Set.copyOf(shardIds);
     this.settings = settings;
@@ -67,18 +97,29 @@ public final class ShardServer implements Closeable {
       throw new IllegalStateException("Cannot be started more than once");
     }
     for (int id : new TreeSet<>(shardIds)) {
-      shards.put(id, Shard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler));
+      shards.put(id, Shard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler, PrimaryTerm.COMMITTED,
+          new Replicas(id, peers, requiredCopies), 0));
     }
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address,
             tls == null ? InsecureServerCredentials.create() : tls.credentials())
         .maxInboundMessageSize(MAX_MESSAGE_BYTES);
+    ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica);
     if (tls == null) {
       builder.addService(new ShardGrpcService(this::shard));
+      builder.addService(replication);
     } else {
       builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard),
           new WriterCheck(tls.writers())));
+      builder.addService(replication);
     }
     server = builder.build().start();
+    // Replicas join their primaries at this server's bound address, which the primaries forward to.
+    String self = address.getHostString() + ":" + server.getPort();
+    for (Map.Entry<Integer, String> replica : new TreeMap<>(replicaOf).entrySet()) {
+      int id = replica.getKey();
+      shards.put(id, ReplicaShard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler,
+          replica.getValue(), self, peers));
+    }
     LOG.info("serving shards {} on {}:{} from {} ({}; {})", shards.keySet(), address.getHostString(),
         server.getPort(), dataDirectory, settings, tls == null ? "plaintext" : "mutual TLS, writers " + tls.writers());
     return server.getPort();
@@ -88,13 +129,39 @@ public final class ShardServer implements Closeable {
     return server.getPort();
   }
 
-  public Shard shard(int id) {
-    Shard shard = shards.get(id);
+  public ShardCopy shard(int id) {
+    ShardCopy shard = shards.get(id);
     if (shard == null) {
       throw new ShardGrpcService.UnknownShardException(
-          "shard " + id + " is not hosted by this server (it hosts " + shards.keySet() + ")");
+          "shard " + id + " is not hosted by this server (it hosts " + new TreeSet<>(shards.keySet()) + ")");
     }
     return shard;
+  }
+
+  /** The primary of {@code id} on this server; {@link IllegalStateException} when this server has none. */
+  public Shard primary(int id) {
+    if (shards.get(id) instanceof Shard primary) {
+      return primary;
+    }
+    throw new IllegalStateException("this server holds no primary of shard " + id);
+  }
+
+  /** The replica of {@code id} on this server; {@link IllegalStateException} when this server has none. */
+  public ReplicaShard replica(int id) {
+    if (shards.get(id) instanceof ReplicaShard replica) {
+      return replica;
+    }
+    throw new IllegalStateException("this server holds no replica of shard " + id);
+  }
+
+  /**
+   * Promotes this server's replica of {@code id} to primary in {@code term}; writers must then write here. Its
+   * replicas join it as they learn of the change.
+   */
+  public Shard promote(int id, long term) throws IOException {
+    Shard promoted = replica(id).promote(term, scheduler, new Replicas(id, peers, requiredCopies));
+    shards.put(id, promoted);
+    return promoted;
   }
 
   /** Stops serving (letting calls in flight finish), then commits and closes every shard. */
@@ -116,7 +183,7 @@ public final class ShardServer implements Closeable {
     }
     scheduler.shutdownNow();
     IOException failure = null;
-    for (Shard shard : shards.values()) {
+    for (ShardCopy shard : shards.values()) {
       try {
         shard.close();
       } catch (IOException e) {
@@ -124,6 +191,7 @@ public final class ShardServer implements Closeable {
         LOG.error("closing shard {} failed", shard.id(), e);
       }
     }
+    peers.close();
     if (failure != null) {
       throw failure;
     }

@@ -1,0 +1,502 @@
+package io.evenkeel.shard.engine;
+
+import io.evenkeel.schemas.shard.AddReplicaRequest;
+import io.evenkeel.schemas.shard.AddReplicaResponse;
+import io.evenkeel.schemas.shard.ReplicaHeartbeatRequest;
+import io.evenkeel.schemas.shard.ReplicaHeartbeatResponse;
+import io.evenkeel.schemas.shard.ReplicationServiceGrpc.ReplicationServiceBlockingStub;
+import io.evenkeel.schemas.shard.ShardStats;
+import io.evenkeel.shard.index.IndexFields;
+import io.evenkeel.shard.index.PrimaryTerm;
+import io.evenkeel.shard.index.RowKey;
+import io.evenkeel.shard.index.ShardIndex;
+import io.evenkeel.shard.index.ShardSearcher;
+import io.evenkeel.shard.index.StoredRow;
+import io.evenkeel.shard.replication.PeerChannels;
+import io.evenkeel.shard.replication.Replicas;
+import io.evenkeel.shard.replication.ShardReplicaNode;
+import io.evenkeel.shard.translog.Durability;
+import io.evenkeel.shard.translog.Translog;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.ReferenceManager;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.FSDirectory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A shard's replica copy: a translog the primary forwards every write batch to, and segment files copied from the
+ * primary's points (it never indexes). It joins its primary on a background thread (retrying until the primary
+ * answers): the primary forwards writes from then on, the replica copies the point holding the earlier ones, and is
+ * in sync once it searches that point. Promoted, it replays its translog into a primary ({@link #promote}).
+ *
+ * <p>Its translog holds the writes since it joined; a commit of the copied segments trims the part they hold.
+ */
+public final class ReplicaShard implements ShardCopy {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaShard.class);
+  private static final long CALL_TIMEOUT_SECONDS = 10;
+  private static final long HEARTBEAT_MILLIS = 1_000;
+  /** How long a batch waits for the batches before it; past that the replica has lost one and joins again. */
+  private static final long ORDER_WAIT_MILLIS = 10_000;
+
+  private enum State { JOINING, RECOVERING, IN_SYNC, CLOSED }
+
+  private final int id;
+  private final Path directory;
+  private final ShardSettings settings;
+  private final String primary;
+  private final String self;
+  private final ReplicationServiceBlockingStub primaryStub;
+  private final Object lock = new Object();
+  private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
+  private final Thread joiner;
+  private Translog translog;
+  private volatile ShardReplicaNode node;
+  private volatile State state = State.JOINING;
+  private long term;
+  /** The sequence number the next forwarded batch must start at. */
+  private long nextSeqNo;
+  /** Translog generations started at each commit, with the highest sequence number appended before each. */
+  private final TreeMap<Long, Long> rolls = new TreeMap<>();
+  private long committedCoveredSeqNo = -1;
+  /** The newest version the primary announced, and since when it waits to be searchable here (nanoTime; 0: none). */
+  private volatile long announcedVersion = -1;
+  private volatile long announcedNanos;
+
+  private ReplicaShard(int id, Path directory, ShardSettings settings, String primary, String self,
+      PeerChannels peers) {
+    this.id = id;
+    this.directory = directory;
+    this.settings = settings;
+    this.primary = primary;
+    this.self = self;
+    this.primaryStub = peers.blockingStub(primary);
+    this.joiner = new Thread(this::join, "shard-" + id + "-replica-join");
+    joiner.setDaemon(true);
+  }
+
+  /**
+   * Opens a replica of shard {@code id} in {@code directory} following the primary at {@code primary}; {@code self}
+   * is this server's replication address, where the primary forwards to.
+   */
+  public static ReplicaShard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler,
+      String primary, String self, PeerChannels peers) throws IOException {
+    ReplicaShard replica = new ReplicaShard(id, directory, settings, primary, self, peers);
+    replica.resetTranslog();
+    replica.joiner.start();
+    replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::heartbeat, HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
+        TimeUnit.MILLISECONDS));
+    replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::commitQuietly, settings.commitIntervalMs(),
+        settings.commitIntervalMs(), TimeUnit.MILLISECONDS));
+    if (settings.durability() == Durability.INTERVAL) {
+      replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::syncQuietly, settings.syncIntervalMs(),
+          settings.syncIntervalMs(), TimeUnit.MILLISECONDS));
+    }
+    return replica;
+  }
+
+  /** A (re)joining replica keeps no translog: the writes before its join reach it as segment files. */
+  private void resetTranslog() throws IOException {
+    synchronized (lock) {
+      if (translog != null) {
+        translog.close();
+      }
+      Path translogDirectory = directory.resolve("translog");
+      if (Files.isDirectory(translogDirectory)) {
+        try (Stream<Path> files = Files.list(translogDirectory)) {
+          for (Path file : files.toList()) {
+            Files.delete(file);
+          }
+        }
+      }
+      translog = Translog.open(translogDirectory);
+      rolls.clear();
+      committedCoveredSeqNo = -1;
+    }
+  }
+
+  private void join() {
+    long backoff = 100;
+    while (state != State.CLOSED) {
+      try {
+        joinOnce();
+        return;
+      } catch (StatusRuntimeException | IOException e) {
+        LOG.info("shard {}: joining primary {} failed ({}); retrying in {} ms", id, primary, e.getMessage(), backoff);
+      } catch (RuntimeException e) {
+        LOG.warn("shard {}: joining primary {} failed; retrying in {} ms", id, primary, backoff, e);
+      }
+      try {
+        Thread.sleep(backoff);
+      } catch (InterruptedException e) {
+        return;
+      }
+      backoff = Math.min(5_000, backoff * 2);
+    }
+  }
+
+  private void joinOnce() throws IOException {
+    ShardReplicaNode previous = node;
+    if (previous != null) {
+      node = null;
+      previous.close();
+      resetTranslog();
+    }
+    AddReplicaResponse joined;
+    synchronized (lock) {
+      // Under the lock: no forwarded batch is taken before nextSeqNo is known.
+      state = State.JOINING;
+      joined = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS).addReplica(
+          AddReplicaRequest.newBuilder().setShard(id).setHost(host(self)).setPort(port(self)).build());
+      term = joined.getPrimaryTerm();
+      nextSeqNo = joined.getNextSeqNo();
+      state = State.RECOVERING;
+      lock.notifyAll();
+    }
+    Files.createDirectories(directory);
+    ShardReplicaNode started = new ShardReplicaNode(id, FSDirectory.open(directory.resolve("index")),
+        ShardSearcher.factory(), primaryStub);
+    started.start(joined.getPrimaryTerm(), -1);
+    started.newPoint(joined.getPrimaryTerm(), joined.getVersion(), joined.getNextSeqNo() - 1);
+    node = started;
+    LOG.info("shard {}: joined primary {} in term {} at seq no {}; copying version {}", id, primary,
+        joined.getPrimaryTerm(), joined.getNextSeqNo(), joined.getVersion());
+    heartbeat();
+  }
+
+  private void heartbeat() {
+    ShardReplicaNode current = node;
+    if (current == null || state == State.CLOSED) {
+      return;
+    }
+    try {
+      long searching = current.getCurrentSearchingVersion();
+      ReplicaHeartbeatResponse answer = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+          .replicaHeartbeat(ReplicaHeartbeatRequest.newBuilder().setShard(id).setHost(host(self))
+              .setPort(port(self)).setPrimaryTerm(term).setSearchingVersion(searching).build());
+      if (answer.getVersion() > searching && announcedVersion < answer.getVersion()) {
+        // A missed announcement: copy the primary's point now.
+        current.newNRTPoint(term, answer.getVersion());
+      }
+      state = answer.getInSync() ? State.IN_SYNC : State.RECOVERING;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION) {
+        LOG.warn("shard {}: primary {} no longer forwards to this replica ({}); joining again", id, primary,
+            e.getStatus().getDescription());
+        rejoin();
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("shard {}: heartbeat failed", id, e);
+    }
+  }
+
+  private void rejoin() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    synchronized (lock) {
+      state = State.JOINING;
+    }
+    Thread thread = new Thread(this::join, "shard-" + id + "-replica-rejoin");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * Appends a forwarded batch to the translog, in sequence order: a batch that arrives before the ones preceding it
+   * waits for them. Throws {@link IllegalStateException} for a batch of another term, or when a preceding batch never
+   * comes (the replica then joins again).
+   */
+  public void replicate(long batchTerm, long firstSeqNo, long lastSeqNo, byte[] batch) throws IOException {
+    synchronized (lock) {
+      while (state == State.JOINING) {
+        waitOn("to join its primary");
+      }
+      if (batchTerm != term) {
+        throw new IllegalStateException("shard " + id + ": batch of term " + batchTerm + " sent to a replica in term "
+            + term);
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ORDER_WAIT_MILLIS);
+      while (firstSeqNo > nextSeqNo && state != State.CLOSED) {
+        if (System.nanoTime() > deadline) {
+          rejoin();
+          throw new IllegalStateException("shard " + id + ": seq nos " + nextSeqNo + ".." + (firstSeqNo - 1)
+              + " never arrived; the replica joins again");
+        }
+        waitOn("for seq no " + nextSeqNo);
+      }
+      if (state == State.CLOSED) {
+        throw new IllegalStateException("shard " + id + "'s replica is closed");
+      }
+      if (lastSeqNo < nextSeqNo) {
+        return; // already appended (a retried forward) or before the join
+      }
+      translog.append(firstSeqNo, batch);
+      nextSeqNo = lastSeqNo + 1;
+      lock.notifyAll();
+    }
+    if (settings.durability() == Durability.REQUEST) {
+      translog.sync();
+    }
+  }
+
+  private void waitOn(String what) {
+    try {
+      lock.wait(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting " + what, e);
+    }
+  }
+
+  /** The primary announced a point: copy it in the background. */
+  public void newPoint(long pointTerm, long version, long coveredSeqNo) throws IOException {
+    ShardReplicaNode current = node;
+    if (current == null || pointTerm != term) {
+      return; // joining: the join copies the primary's current point
+    }
+    if (version > announcedVersion) {
+      if (announcedNanos == 0) {
+        announcedNanos = System.nanoTime();
+      }
+      announcedVersion = version;
+    }
+    current.newPoint(pointTerm, version, coveredSeqNo);
+  }
+
+  /** Copies a merged segment's files ahead of the point that will name them. */
+  public void preCopyMerge(long pointTerm, Map<String, FileMetaData> files) throws IOException, InterruptedException {
+    ShardReplicaNode current = node;
+    if (current == null || pointTerm != term) {
+      throw new IllegalStateException("shard " + id + "'s replica is not following term " + pointTerm);
+    }
+    current.preCopyMerge(pointTerm, files, TimeUnit.MINUTES.toMillis(30));
+  }
+
+  private ShardReplicaNode started() {
+    ShardReplicaNode current = node;
+    if (current == null) {
+      throw new ReplicaUnavailableException("shard " + id + "'s replica on this server is joining its primary "
+          + primary + " and has nothing to search yet");
+    }
+    return current;
+  }
+
+  /** Thrown by reads of a replica that has not copied its primary's point yet. */
+  public static final class ReplicaUnavailableException extends RuntimeException {
+    ReplicaUnavailableException(String message) {
+      super(message);
+    }
+  }
+
+  @Override
+  public int id() {
+    return id;
+  }
+
+  public boolean inSync() {
+    return state == State.IN_SYNC;
+  }
+
+  @Override
+  public ReferenceManager<IndexSearcher> searchers() {
+    return started().getSearcherManager();
+  }
+
+  @Override
+  public Set<String> hotAttributes() {
+    return settings.hotAttributes();
+  }
+
+  /** The rows as of the point this replica searches (a primary's lookups also see unrefreshed writes). */
+  @Override
+  public List<byte[]> fetch(List<RowKey> keys) throws IOException {
+    ReferenceManager<IndexSearcher> searchers = searchers();
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      List<byte[]> rows = new ArrayList<>(keys.size());
+      for (StoredRow row : ShardIndex.lookupAll(searcher, keys)) {
+        if (row != null && !row.deleted()) {
+          rows.add(row.source());
+        }
+      }
+      return rows;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  /** Waits (up to 10 s) until this replica searches the newest point its primary announced. */
+  @Override
+  public void refresh() throws IOException {
+    ShardReplicaNode current = started();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (current.getCurrentSearchingVersion() < announcedVersion && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** How long the newest announced point has waited to be searchable here, in ms; 0 when it is. */
+  public long lagMillis() throws IOException {
+    ShardReplicaNode current = node;
+    if (current == null || announcedNanos == 0) {
+      return 0;
+    }
+    if (current.getCurrentSearchingVersion() >= announcedVersion) {
+      announcedNanos = 0;
+      return 0;
+    }
+    return (System.nanoTime() - announcedNanos) / 1_000_000;
+  }
+
+  @Override
+  public ShardStats stats() throws IOException {
+    ShardStats.Builder stats = ShardStats.newBuilder().setShard(id).setPrimaryTerm(term)
+        .setRole(state == State.JOINING ? "JOINING" : state == State.IN_SYNC ? "REPLICA" : "REPLICA_RECOVERING")
+        .setReplicaLagMs(lagMillis())
+        .setTranslogBytes(translog.sizeInBytes())
+        .setTranslogGeneration(translog.currentGeneration());
+    synchronized (lock) {
+      stats.setMaxSeqNo(nextSeqNo - 1).setCommittedSeqNo(committedCoveredSeqNo);
+    }
+    ShardReplicaNode current = node;
+    if (current != null) {
+      ReferenceManager<IndexSearcher> searchers = current.getSearcherManager();
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        int tombstones = searcher.count(new TermQuery(new Term(IndexFields.TOMBSTONE, "T")));
+        stats.setDocs(searcher.count(new MatchAllDocsQuery()) - tombstones).setTombstones(tombstones)
+            .setSegments(searcher.getIndexReader().leaves().size());
+      } finally {
+        searchers.release(searcher);
+      }
+    }
+    return stats.build();
+  }
+
+  /**
+   * Commits the copied segments and drops the translog generations they hold: each commit starts a generation, and a
+   * generation goes once a commit covers the highest sequence number appended before the next one started.
+   */
+  public void commit() throws IOException {
+    ShardReplicaNode current = node;
+    if (current == null) {
+      return;
+    }
+    long covered = current.searchingCoveredSeqNo();
+    current.commit();
+    synchronized (lock) {
+      rolls.put(translog.rollGeneration(), nextSeqNo - 1);
+      committedCoveredSeqNo = Math.max(committedCoveredSeqNo, covered);
+      Long trimBefore = null;
+      for (Map.Entry<Long, Long> roll : rolls.entrySet()) {
+        if (roll.getValue() <= committedCoveredSeqNo) {
+          trimBefore = roll.getKey();
+        }
+      }
+      if (trimBefore != null) {
+        translog.deleteGenerationsBefore(trimBefore);
+        rolls.headMap(trimBefore).clear();
+      }
+    }
+  }
+
+  private void commitQuietly() {
+    try {
+      commit();
+    } catch (IOException | RuntimeException e) {
+      LOG.error("shard {}: replica commit failed", id, e);
+    }
+  }
+
+  private void syncQuietly() {
+    try {
+      translog.sync();
+    } catch (IOException | RuntimeException e) {
+      LOG.error("shard {}: replica translog sync failed", id, e);
+    }
+  }
+
+  /**
+   * Turns this replica into the primary of {@code newTerm}: it stops taking forwarded writes, commits what it
+   * copied, and opens the directory as a primary that replays the whole translog (every write acknowledged since it
+   * joined; writes its segments already hold are skipped by their versions). Only an in-sync replica holds every
+   * acknowledged write.
+   */
+  public Shard promote(long newTerm, ScheduledExecutorService scheduler, Replicas replicas) throws IOException {
+    ShardReplicaNode current = started();
+    long searchingVersion = current.getCurrentSearchingVersion();
+    long lastSeqNo;
+    synchronized (lock) {
+      state = State.CLOSED;
+      lock.notifyAll();
+      lastSeqNo = nextSeqNo - 1;
+    }
+    closeSchedules();
+    current.commit();
+    node = null;
+    current.close();
+    translog.close();
+    LOG.info("shard {}: replica promoted to primary in term {} (searching version {}, seq no {})", id, newTerm,
+        searchingVersion, lastSeqNo);
+    return Shard.open(id, directory, settings, scheduler, new PrimaryTerm(newTerm, searchingVersion + 1), replicas,
+        lastSeqNo);
+  }
+
+  private void closeSchedules() {
+    schedules.forEach(s -> s.cancel(false));
+    joiner.interrupt();
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+      lock.notifyAll();
+    }
+    closeSchedules();
+    ShardReplicaNode current = node;
+    node = null;
+    try {
+      if (current != null) {
+        current.commit();
+        current.close();
+      }
+    } finally {
+      translog.close();
+    }
+  }
+
+  private static String host(String address) {
+    return address.substring(0, address.lastIndexOf(':'));
+  }
+
+  private static int port(String address) {
+    return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+  }
+}

@@ -1,0 +1,214 @@
+package io.evenkeel.shard.replication;
+
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.ByteString;
+import io.evenkeel.schemas.shard.NewNrtPointRequest;
+import io.evenkeel.schemas.shard.PreCopyMergeRequest;
+import io.evenkeel.schemas.shard.ReplicateRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A primary's replicas of one shard, seen from the primary: it forwards each write batch to every replica's translog
+ * and counts the copies that have it, announces each new NRT point, and has merged segments copied ahead.
+ *
+ * <p>A replica that was just added is <em>recovering</em>: it gets every write from its join on and copies segment
+ * files for the earlier ones; once it searches the point taken at its join, it is <em>in sync</em>. Only in-sync
+ * replicas count as copies of a write. A replica that fails a forward is dropped and must join again; the write is
+ * still acknowledged when the copies left satisfy {@link #requiredCopies}.
+ */
+public final class Replicas implements ShardPrimaryNode.MergeCopier {
+  private static final Logger LOG = LoggerFactory.getLogger(Replicas.class);
+  /** Every in-sync copy (the default): a promoted replica then holds every acknowledged write. */
+  public static final int ALL_IN_SYNC = 0;
+  private static final long FORWARD_TIMEOUT_SECONDS = 30;
+  private static final long MERGE_COPY_TIMEOUT_MINUTES = 30;
+
+  /** One replica as its primary knows it. */
+  public record Status(String address, boolean inSync, long joinedAtSeqNo) {}
+
+  private static final class Replica {
+    final String address;
+    final long joinSeqNo;
+    /** The point holding every write before {@link #joinSeqNo}; unknown (max) until the primary has refreshed. */
+    volatile long joinVersion = Long.MAX_VALUE;
+    volatile boolean inSync;
+
+    Replica(String address, long joinSeqNo) {
+      this.address = address;
+      this.joinSeqNo = joinSeqNo;
+    }
+  }
+
+  private final int shard;
+  private final PeerChannels peers;
+  private final int requiredCopies;
+  private final Map<String, Replica> replicas = new ConcurrentHashMap<>();
+  private volatile long term;
+
+  /**
+   * @param requiredCopies how many copies (the primary's included) must hold a write before it is acknowledged, or
+   *     {@link #ALL_IN_SYNC}
+   */
+  public Replicas(int shard, PeerChannels peers, int requiredCopies) {
+    if (requiredCopies < 0) {
+      throw new IllegalArgumentException("required copies must be >= 0 (0: all in-sync copies); got: "
+          + requiredCopies);
+    }
+    this.shard = shard;
+    this.peers = peers;
+    this.requiredCopies = requiredCopies;
+  }
+
+  /** The primary's term, sent with every call so that a replica can refuse an old primary. */
+  public void term(long term) {
+    this.term = term;
+  }
+
+  /**
+   * Starts forwarding to {@code address} from {@code nextSeqNo} on; call it under the shard's write lock, so that no
+   * write falls between the segments the replica copies and the writes it is forwarded.
+   */
+  public void add(String address, long nextSeqNo) {
+    Replica previous = replicas.put(address, new Replica(address, nextSeqNo));
+    LOG.info("shard {}: replica {} joins at seq no {}{}", shard, address, nextSeqNo,
+        previous == null ? "" : " (again)");
+  }
+
+  /** The replica is in sync once it searches {@code version}, a point holding every write before it joined. */
+  public void joinedAt(String address, long version) {
+    Replica replica = replicas.get(address);
+    if (replica != null) {
+      replica.joinVersion = version;
+    }
+  }
+
+  /** Records a replica's heartbeat; false when the replica is not (or no longer) one of this primary's. */
+  public boolean heartbeat(String address, long replicaTerm, long searchingVersion) {
+    Replica replica = replicas.get(address);
+    if (replica == null || replicaTerm != term) {
+      return false;
+    }
+    if (!replica.inSync && searchingVersion >= replica.joinVersion) {
+      replica.inSync = true;
+      LOG.info("shard {}: replica {} is in sync (searching version {})", shard, address, searchingVersion);
+    }
+    return true;
+  }
+
+  public boolean inSync(String address) {
+    Replica replica = replicas.get(address);
+    return replica != null && replica.inSync;
+  }
+
+  /**
+   * Sends a batch to every replica's translog. Call it under the shard's write lock, so that replicas receive
+   * batches in sequence order; wait on the result outside it. The result completes once every in-sync replica has
+   * the batch or has been dropped, and fails when fewer than the required copies hold it.
+   */
+  public CompletableFuture<Void> forward(long firstSeqNo, long lastSeqNo, byte[] batch) {
+    if (replicas.isEmpty()) {
+      return requiredCopies > 1
+          ? CompletableFuture.failedFuture(new IOException(notEnoughCopies(1)))
+          : CompletableFuture.completedFuture(null);
+    }
+    ReplicateRequest request = ReplicateRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
+        .setFirstSeqNo(firstSeqNo).setLastSeqNo(lastSeqNo).setBatch(ByteString.copyFrom(batch)).build();
+    List<CompletableFuture<Boolean>> acks = new ArrayList<>();
+    for (Replica replica : replicas.values()) {
+      CompletableFuture<Boolean> ack = new CompletableFuture<>();
+      ListenableFuture<?> call = peers.futureStub(replica.address)
+          .withDeadlineAfter(FORWARD_TIMEOUT_SECONDS, TimeUnit.SECONDS).replicate(request);
+      Futures.addCallback(call, new FutureCallback<Object>() {
+        @Override
+        public void onSuccess(Object result) {
+          ack.complete(true);
+        }
+
+        @Override
+        public void onFailure(Throwable t) {
+          drop(replica, "forwarding seq nos " + firstSeqNo + ".." + lastSeqNo + " failed: " + t);
+          ack.complete(false);
+        }
+      }, MoreExecutors.directExecutor());
+      if (replica.inSync) {
+        acks.add(ack);
+      }
+    }
+    return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
+      int copies = 1 + (int) acks.stream().filter(CompletableFuture::join).count();
+      if (requiredCopies > copies) {
+        return CompletableFuture.failedFuture(new IOException(notEnoughCopies(copies)));
+      }
+      return CompletableFuture.completedFuture(null);
+    });
+  }
+
+  private String notEnoughCopies(int copies) {
+    return "shard " + shard + ": only " + copies + " of the " + requiredCopies + " required copies hold the write";
+  }
+
+  /** Announces a new point to every replica; each copies it in the background. */
+  public void publish(long version, long coveredSeqNo) {
+    NewNrtPointRequest request = NewNrtPointRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
+        .setVersion(version).setCoveredSeqNo(coveredSeqNo).build();
+    for (Replica replica : replicas.values()) {
+      Futures.addCallback(peers.futureStub(replica.address).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .newNrtPoint(request), new FutureCallback<Object>() {
+            @Override
+            public void onSuccess(Object result) {}
+
+            @Override
+            public void onFailure(Throwable t) {
+              LOG.debug("shard {}: announcing version {} to {} failed: {}", shard, version, replica.address, t);
+            }
+          }, MoreExecutors.directExecutor());
+    }
+  }
+
+  /** Has every in-sync replica copy a merged segment; a replica that cannot is dropped. */
+  @Override
+  public void preCopy(Map<String, FileMetaData> files) {
+    PreCopyMergeRequest request = PreCopyMergeRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
+        .putAllFiles(NrtPoints.toMessages(files)).build();
+    List<Replica> targets = replicas.values().stream().filter(r -> r.inSync).toList();
+    List<ListenableFuture<?>> copies = new ArrayList<>();
+    for (Replica replica : targets) {
+      copies.add(peers.futureStub(replica.address).withDeadlineAfter(MERGE_COPY_TIMEOUT_MINUTES, TimeUnit.MINUTES)
+          .preCopyMerge(request));
+    }
+    for (int i = 0; i < targets.size(); i++) {
+      try {
+        copies.get(i).get();
+      } catch (ExecutionException e) {
+        drop(targets.get(i), "pre-copying merged files failed: " + e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void drop(Replica replica, String why) {
+    if (replicas.remove(replica.address, replica)) {
+      LOG.warn("shard {}: replica {} dropped{}: {}", shard, replica.address, replica.inSync ? " from the in-sync set"
+          : "", why);
+    }
+  }
+
+  public List<Status> status() {
+    return replicas.values().stream().map(r -> new Status(r.address, r.inSync, r.joinSeqNo)).toList();
+  }
+}

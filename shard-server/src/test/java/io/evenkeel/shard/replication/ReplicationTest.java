@@ -1,0 +1,205 @@
+package io.evenkeel.shard.replication;
+
+import static io.evenkeel.shard.testing.TestRows.BATCHES;
+import static io.evenkeel.shard.testing.TestRows.batch;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.schemas.ChangeOp;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.shard.Aggregation;
+import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.Range;
+import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.SearchResponse;
+import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
+import io.evenkeel.schemas.shard.ShardStats;
+import io.evenkeel.schemas.shard.SortField;
+import io.evenkeel.schemas.shard.StatsRequest;
+import io.evenkeel.schemas.shard.Term;
+import io.evenkeel.schemas.shard.Value;
+import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.server.ShardServer;
+import io.evenkeel.shard.testing.TestRows;
+import io.evenkeel.shard.translog.Durability;
+import io.grpc.StatusRuntimeException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A primary and a replica of one shard on two servers: the replica copies the primary's segment files, so that the
+ * same query gives the same answer on both, and its translog holds every acknowledged write, so that promoted it
+ * loses none.
+ */
+class ReplicationTest {
+  private static final int SHARD = 3;
+  private static final int TENANTS = 40;
+
+  @TempDir Path dir;
+  private final ClusterClient cluster = new ClusterClient();
+  private final List<ShardServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+    for (ShardServer server : servers) {
+      server.close();
+    }
+  }
+
+  private ShardServer start(String name, Set<Integer> primaries, Map<Integer, String> replicaOf, long refreshMs)
+      throws Exception {
+    ShardServer server = new ShardServer(dir.resolve(name), primaries, replicaOf, Replicas.ALL_IN_SYNC,
+        new ShardSettings(Durability.REQUEST, 200, refreshMs, 1_000, 16), new InetSocketAddress("127.0.0.1", 0), null);
+    server.start();
+    servers.add(server);
+    return server;
+  }
+
+  private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition still false after 30 s").isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+
+  private ShardServiceBlockingStub stub(ShardServer server) {
+    return cluster.blockingStub(new ShardAddress("127.0.0.1", server.port()));
+  }
+
+  /** Writes rows {@code from..to-1} (each row's tenant is row mod TENANTS), updating every fifth and deleting 1%. */
+  private static void write(ShardServiceBlockingStub primary, Random random, int from, int to) {
+    int batchSize = 500;
+    for (int start = from; start < to; start += batchSize) {
+      List<TransactionLogChange> changes = new ArrayList<>();
+      for (int row = start; row < Math.min(to, start + batchSize); row++) {
+        changes.add(TestRows.random(random, row % TENANTS, row));
+        if (row % 5 == 0) {
+          changes.add(TransactionLogChange.newBuilder(TestRows.random(random, row % TENANTS, row)).setVersion(2)
+              .setOp(ChangeOp.UPDATE).build());
+        }
+        if (row % 100 == 7) {
+          changes.add(TestRows.insert(row % TENANTS, row, 3).setOp(ChangeOp.DELETE).build());
+        }
+      }
+      primary.write(WriteRequest.newBuilder().setShard(SHARD)
+          .setBatch(ByteString.copyFrom(BATCHES.encode(batch(SHARD, start, changes, false)))).build());
+    }
+  }
+
+  private static long liveRows(int from, int to) {
+    long live = 0;
+    for (int row = from; row < to; row++) {
+      live += row % 100 == 7 ? 0 : 1;
+    }
+    return live;
+  }
+
+  private static SearchResponse search(ShardServiceBlockingStub server, Query query) {
+    return server.search(SearchRequest.newBuilder().setShard(SHARD).setQuery(query).build()).toBuilder()
+        .clearTookMicros().build();
+  }
+
+  private static long count(ShardServiceBlockingStub server) {
+    return search(server, Query.newBuilder().setTrackTotal(true).setFilter(Filter.newBuilder()
+        .setMatchAll(io.evenkeel.schemas.shard.MatchAll.getDefaultInstance())).build()).getTotal();
+  }
+
+  private static ShardStats stats(ShardServiceBlockingStub server) {
+    return server.stats(StatsRequest.newBuilder().setShard(SHARD).build());
+  }
+
+  private static Query randomQuery(Random random) {
+    Filter tenant = Filter.newBuilder().setTerm(Term.newBuilder().setField("tenant_id")
+        .setValue(Value.newBuilder().setLongValue(random.nextInt(TENANTS)))).build();
+    long from = random.nextInt(10_000);
+    Filter created = Filter.newBuilder().setRange(Range.newBuilder().setField("created_time")
+        .setLower(Value.newBuilder().setLongValue(from)).setLowerInclusive(true)
+        .setUpper(Value.newBuilder().setLongValue(from + random.nextInt(5_000))).setUpperInclusive(false)).build();
+    Filter filter = switch (random.nextInt(3)) {
+      case 0 -> tenant;
+      case 1 -> created;
+      default -> Filter.newBuilder().setBool(io.evenkeel.schemas.shard.Bool.newBuilder().addMust(tenant)
+          .addMust(created)).build();
+    };
+    Query.Builder query = Query.newBuilder().setFilter(filter).setTrackTotal(true);
+    if (random.nextBoolean()) {
+      query.setLimit(20).setIncludeRows(true)
+          .addSort(SortField.newBuilder().setField("created_time").setDescending(random.nextBoolean()))
+          .addSort(SortField.newBuilder().setField("row_id"));
+    } else {
+      query.addGroupBy("status")
+          .addAggregations(Aggregation.newBuilder().setFunction(Aggregation.Function.COUNT))
+          .addAggregations(Aggregation.newBuilder().setFunction(Aggregation.Function.SUM).setField("price"));
+    }
+    return query.build();
+  }
+
+  @Test
+  void aReplicaAnswersAsItsPrimaryAndKeepsEveryAcknowledgedWrite() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 100);
+    ShardServiceBlockingStub onPrimary = stub(primary);
+    Random random = new Random(21);
+    // Rows before the replica exists reach it as segment files; rows after, through its translog as well.
+    write(onPrimary, random, 0, 5_000);
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 100);
+    ShardServiceBlockingStub onReplica = stub(replica);
+    awaitTrue(() -> stats(onReplica).getRole().equals("REPLICA"));
+    write(onPrimary, random, 5_000, 20_000);
+    primary.primary(SHARD).refresh();
+
+    awaitTrue(() -> count(onReplica) == liveRows(0, 20_000));
+    assertThat(count(onPrimary)).isEqualTo(liveRows(0, 20_000));
+    for (int i = 0; i < 200; i++) {
+      Query query = randomQuery(random);
+      assertThat(search(onReplica, query)).as("query %s", query).isEqualTo(search(onPrimary, query));
+    }
+    ShardStats primaryStats = stats(onPrimary);
+    assertThat(primaryStats.getReplicasList()).singleElement().satisfies(r -> assertThat(r.getInSync()).isTrue());
+    assertThat(stats(onReplica).getSegments()).isEqualTo(primaryStats.getSegments());
+
+    // A replica refuses writes: only the primary orders them.
+    StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+        () -> write(onReplica, random, 20_000, 20_001));
+    assertThat(refused.getStatus().getDescription()).contains("replica of shard " + SHARD);
+  }
+
+  @Test
+  void aPromotedReplicaHoldsEveryAcknowledgedWriteEvenUnrefreshed() throws Exception {
+    // Refreshes once a minute: the acknowledged writes below reach the replica only through its translog.
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 60_000);
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 60_000);
+    ShardServiceBlockingStub onPrimary = stub(primary);
+    awaitTrue(() -> stats(stub(replica)).getRole().equals("REPLICA"));
+    Random random = new Random(7);
+    write(onPrimary, random, 0, 3_000);
+    assertThat(count(stub(replica))).isZero();
+
+    long term = stats(onPrimary).getPrimaryTerm();
+    servers.remove(primary);
+    primary.close();
+    replica.promote(SHARD, term + 1);
+
+    ShardServiceBlockingStub onNewPrimary = stub(replica);
+    assertThat(count(onNewPrimary)).isEqualTo(liveRows(0, 3_000));
+    assertThat(stats(onNewPrimary).getRole()).isEqualTo("PRIMARY");
+    assertThat(stats(onNewPrimary).getPrimaryTerm()).isEqualTo(term + 1);
+    write(onNewPrimary, random, 3_000, 4_000);
+    replica.primary(SHARD).refresh();
+    assertThat(count(onNewPrimary)).isEqualTo(liveRows(0, 4_000));
+  }
+}
