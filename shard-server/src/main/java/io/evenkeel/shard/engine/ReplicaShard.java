@@ -287,7 +287,10 @@ public final class ReplicaShard implements ShardCopy {
     if (current == null || pointTerm != term) {
       throw new IllegalStateException("shard " + id + "'s replica is not following term " + pointTerm);
     }
+    long started = System.nanoTime();
     current.preCopyMerge(pointTerm, files, TimeUnit.MINUTES.toMillis(30));
+    LOG.info("shard {}: merged segment pre-copied ({} files, {} bytes) in {} ms", id, files.size(),
+        files.values().stream().mapToLong(file -> file.length).sum(), (System.nanoTime() - started) / 1_000_000);
   }
 
   private ShardReplicaNode started() {

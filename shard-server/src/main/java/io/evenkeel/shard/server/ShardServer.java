@@ -49,7 +49,7 @@ public final class ShardServer implements Closeable {
   private final Map<Integer, String> replicaOf;
   private final int requiredCopies;
   private final Map<Integer, ShardCopy> shards = new ConcurrentHashMap<>();
-  private final PeerChannels peers = new PeerChannels();
+  private final PeerChannels peers;
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, runnable -> {
     Thread thread = new Thread(runnable, "shard-maintenance");
     thread.setDaemon(true);
@@ -84,6 +84,11 @@ public final class ShardServer implements Closeable {
       }
     }
     this.replicaOf = Map.copyOf(replicaOf);
+    try {
+      this.peers = tls == null ? new PeerChannels() : new PeerChannels(tls.peerCredentials());
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read this server's TLS files for its peers: " + e.getMessage(), e);
+    }
     this.requiredCopies = requiredCopies;
     this.dataDirectory = dataDirectory;
     this.shardIds = Set.copyOf(shardIds);
@@ -108,9 +113,9 @@ public final class ShardServer implements Closeable {
       builder.addService(new ShardGrpcService(this::shard));
       builder.addService(replication);
     } else {
-      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard),
-          new WriterCheck(tls.writers())));
-      builder.addService(replication);
+      WriterCheck check = new WriterCheck(tls.writers(), tls.peers());
+      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard), check));
+      builder.addService(ServerInterceptors.intercept(replication, check));
     }
     server = builder.build().start();
     // Replicas join their primaries at this server's bound address, which the primaries forward to.

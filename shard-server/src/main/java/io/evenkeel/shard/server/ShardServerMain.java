@@ -2,6 +2,7 @@ package io.evenkeel.shard.server;
 
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,8 +11,10 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -40,8 +43,20 @@ public final class ShardServerMain implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "0", description = "Port to bind; 0 picks a free one (default: 0).")
   int port;
 
-  @Option(names = "--shards", required = true, description = "The shards to host: numbers and ranges, e.g. 0-3,8.")
+  @Option(names = "--shards", defaultValue = "",
+      description = "The shards whose primary this server holds: numbers and ranges, e.g. 0-3,8.")
   String shards;
+
+  @Option(names = "--replica-of", paramLabel = "HOST:PORT=SHARDS", split = ",(?=[^,=]+:\\d+=)",
+      description = "Shards this server holds a replica of, with their primary's server, e.g. "
+          + "127.0.0.1:7710=0-7. The replica copies the primary's segment files and receives its writes.")
+  List<String> replicaOf = List.of();
+
+  @Option(names = "--wait-for-copies", defaultValue = "all",
+      description = "How many copies of a shard (its primary included) hold a write before it is acknowledged: "
+          + "all (every in-sync copy, the default: a promoted replica then holds every acknowledged write) or a "
+          + "number.")
+  String waitForCopies;
 
   @Option(names = "--durability", defaultValue = "request",
       description = "request: fsync before each acknowledgement; interval: fsync every --sync-interval-ms.")
@@ -118,8 +133,9 @@ public final class ShardServerMain implements Callable<Integer> {
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
         commitIntervalMs, ramBufferMb, hot);
     ServerTls tls = tls();
-    ShardServer server = new ShardServer(dataDir, parseShards(shards), settings, new InetSocketAddress(host, port),
-        tls);
+    Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
+    ShardServer server = new ShardServer(dataDir, primaries, parseReplicaOf(replicaOf), parseCopies(waitForCopies),
+        settings, new InetSocketAddress(host, port), tls);
     if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
           + " it can read, overwrite or delete any tenant's rows");
@@ -141,7 +157,6 @@ public final class ShardServerMain implements Callable<Integer> {
     return 0;
   }
 
-  /** "0-3,8" → {0, 1, 2, 3, 8}. */
   /** The TLS settings, when all three files are given; none of them means plaintext. */
   private ServerTls tls() {
     int given = (tlsCert == null ? 0 : 1) + (tlsKey == null ? 0 : 1) + (tlsClientCa == null ? 0 : 1);
@@ -156,6 +171,44 @@ public final class ShardServerMain implements Callable<Integer> {
     return new ServerTls(tlsCert, tlsKey, tlsClientCa, names);
   }
 
+  /** "host:port=0-3,8" entries → shard → "host:port". */
+  static Map<Integer, String> parseReplicaOf(List<String> entries) {
+    Map<Integer, String> primaries = new TreeMap<>();
+    for (String entry : entries) {
+      int equals = entry.indexOf('=');
+      int colon = entry.lastIndexOf(':', equals);
+      if (equals < 0 || colon <= 0) {
+        throw new IllegalArgumentException("--replica-of takes HOST:PORT=SHARDS, e.g. 127.0.0.1:7710=0-7; got: '"
+            + entry + "'");
+      }
+      String primary = entry.substring(0, equals).strip();
+      for (int shard : parseShards(entry.substring(equals + 1))) {
+        String previous = primaries.put(shard, primary);
+        if (previous != null && !previous.equals(primary)) {
+          throw new IllegalArgumentException("--replica-of names two primaries for shard " + shard + ": " + previous
+              + " and " + primary);
+        }
+      }
+    }
+    return primaries;
+  }
+
+  static int parseCopies(String text) {
+    if (text.strip().equalsIgnoreCase("all")) {
+      return Replicas.ALL_IN_SYNC;
+    }
+    try {
+      int copies = Integer.parseInt(text.strip());
+      if (copies >= 1) {
+        return copies;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("--wait-for-copies takes 'all' or a number >= 1; got: '" + text + "'");
+  }
+
+  /** "0-3,8" → {0, 1, 2, 3, 8}. */
   static Set<Integer> parseShards(String text) {
     Set<Integer> ids = new TreeSet<>();
     for (String part : text.split(",")) {

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.schemas.shard.ReplicationServiceGrpc;
 import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
@@ -17,26 +18,35 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * Lets only the writers named by {@link ServerTls} call {@code Write}: the common name of the client certificate
- * that TLS verified decides. Anyone else gets PERMISSION_DENIED naming who they are and who may write.
+ * Lets only the writers named by {@link ServerTls} call {@code Write}, and only its peers call the replication service
+ * (which writes to replicas and hands out index files): the common name of the client certificate that TLS verified
+ * decides. Anyone else gets PERMISSION_DENIED naming who they are and who may call.
  */
 final class WriterCheck implements ServerInterceptor {
   private static final String WRITE = ShardServiceGrpc.getWriteMethod().getFullMethodName();
 
-  private final Set<String> writers;
+  private static final String REPLICATION = ReplicationServiceGrpc.SERVICE_NAME;
 
-  WriterCheck(Set<String> writers) {
+  private final Set<String> writers;
+  private final Set<String> peers;
+
+  WriterCheck(Set<String> writers, Set<String> peers) {
     this.writers = Set.copyOf(writers);
+    this.peers = Set.copyOf(peers);
   }
 
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
       ServerCallHandler<Q, R> next) {
-    if (call.getMethodDescriptor().getFullMethodName().equals(WRITE)) {
+    boolean write = call.getMethodDescriptor().getFullMethodName().equals(WRITE);
+    boolean replication = REPLICATION.equals(call.getMethodDescriptor().getServiceName());
+    if (write || replication) {
       String caller = commonName(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
-      if (!writers.contains(caller)) {
-        call.close(Status.PERMISSION_DENIED.withDescription("client '" + caller + "' may not write to this shard "
-            + "server; writers: " + writers), new Metadata());
+      Set<String> allowed = write ? writers : peers;
+      if (!allowed.contains(caller)) {
+        call.close(Status.PERMISSION_DENIED.withDescription("client '" + caller + "' may not "
+            + (write ? "write to this shard server; writers: " : "call this server's replication service; peers: ")
+            + allowed), new Metadata());
         return new ServerCall.Listener<>() {};
       }
     }

@@ -11,6 +11,7 @@ import io.evenkeel.embedded.LocalCertificates;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.schemas.shard.AcquireCopyStateRequest;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
@@ -18,16 +19,20 @@ import io.evenkeel.schemas.shard.Term;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.replication.PeerChannels;
+import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.server.ServerTls;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.translog.Durability;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -78,6 +83,44 @@ class MutualTlsTest {
     return SearchRequest.newBuilder().setShard(0).setQuery(Query.newBuilder().setLimit(10).setTrackTotal(true)
         .setFilter(Filter.newBuilder().setTerm(Term.newBuilder().setField("tenant_id")
             .setValue(Value.newBuilder().setLongValue(7))))).build();
+  }
+
+  /** Servers replicate to each other with their own certificates; a reader cannot call the replication service. */
+  @Test
+  void aReplicaJoinsOverMutualTlsAndAReaderCannotReplicate() throws Exception {
+    LocalCertificates.Issued peerCert = certificates.issue("shard-server");
+    try (ShardServer replica = new ShardServer(dir.resolve("replica"), Set.of(), Map.of(0, address.toString()),
+            Replicas.ALL_IN_SYNC, new ShardSettings(Durability.REQUEST, 200, 100, 600_000, 16),
+            new InetSocketAddress("127.0.0.1", 0), new ServerTls(peerCert.certificate(), peerCert.privateKey(),
+                certificates.caCertificate(), Set.of("ingest")));
+        ClusterClient ingest = client("ingest"); ClusterClient query = client("query")) {
+      ShardAddress replicaAddress = new ShardAddress("127.0.0.1", replica.start());
+      ingest.blockingStub(address).withDeadlineAfter(10, TimeUnit.SECONDS).write(write(1));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (total(query, replicaAddress) != 1) {
+        assertThat(System.nanoTime()).as("the row reaches the replica").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      LocalCertificates.Issued reader = certificates.issue("query");
+      try (PeerChannels asReader = new PeerChannels(TlsChannelCredentials.newBuilder()
+          .keyManager(reader.certificate().toFile(), reader.privateKey().toFile())
+          .trustManager(certificates.caCertificate().toFile()).build())) {
+        assertThatThrownBy(() -> asReader.blockingStub(address.toString()).withDeadlineAfter(10, TimeUnit.SECONDS)
+            .acquireCopyState(AcquireCopyStateRequest.newBuilder().setShard(0).build()))
+            .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+              assertThat(e.getStatus().getDescription()).contains("'query'").contains("shard-server");
+            });
+      }
+    }
+  }
+
+  private static long total(ClusterClient client, ShardAddress server) {
+    try {
+      return client.blockingStub(server).withDeadlineAfter(10, TimeUnit.SECONDS).search(tenantSeven()).getTotal();
+    } catch (StatusRuntimeException e) {
+      return -1; // the replica is still joining
+    }
   }
 
   @Test

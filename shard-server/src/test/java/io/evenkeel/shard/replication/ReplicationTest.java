@@ -178,6 +178,57 @@ class ReplicationTest {
     assertThat(refused.getStatus().getDescription()).contains("replica of shard " + SHARD);
   }
 
+  /**
+   * A merge's result is copied ahead, while the fresh small points keep reaching the replica: the time from a write's
+   * acknowledgement to its row being searchable on the replica stays near the refresh interval during a forced merge.
+   */
+  @Test
+  void freshPointsReachTheReplicaWhileAMergedSegmentIsCopied() throws Exception {
+    long refreshMs = 200;
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), refreshMs);
+    ShardServiceBlockingStub onPrimary = stub(primary);
+    Random random = new Random(3);
+    for (int i = 0; i < 20; i++) {
+      write(onPrimary, random, i * 2_000, (i + 1) * 2_000);
+      primary.primary(SHARD).refresh(); // many segments for the merge
+    }
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), refreshMs);
+    ShardServiceBlockingStub onReplica = stub(replica);
+    awaitTrue(() -> stats(onReplica).getRole().equals("REPLICA"));
+
+    Thread merge = new Thread(() -> {
+      try {
+        primary.primary(SHARD).index().forceMerge(1);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    long mergeStarted = System.nanoTime();
+    merge.start();
+    List<Long> lagsMs = new ArrayList<>();
+    int row = 40_000;
+    while (merge.isAlive() || lagsMs.size() < 5) {
+      write(onPrimary, random, row, row + 50);
+      long acknowledged = System.nanoTime();
+      long target = row + 49;
+      Query newest = Query.newBuilder().setTrackTotal(true).setFilter(Filter.newBuilder().setTerm(Term.newBuilder()
+          .setField("row_id").setValue(Value.newBuilder().setLongValue(target)))).build();
+      awaitTrue(() -> search(onReplica, newest).getTotal() == 1);
+      lagsMs.add((System.nanoTime() - acknowledged) / 1_000_000);
+      row += 50;
+    }
+    merge.join();
+    long mergeMs = (System.nanoTime() - mergeStarted) / 1_000_000;
+    List<Long> sorted = lagsMs.stream().sorted().toList();
+    long median = sorted.get(sorted.size() / 2);
+    System.out.printf("forced merge of 40,000 rows took %d ms; %d writes during it became searchable on the replica "
+        + "in median %d ms, max %d ms (refresh interval %d ms)%n", mergeMs, sorted.size(), median,
+        sorted.get(sorted.size() - 1), refreshMs);
+    // Two refresh intervals, plus slack for a shared 2-core machine that also runs the merge.
+    assertThat(median).isLessThan(2 * refreshMs + 600);
+    awaitTrue(() -> stats(onReplica).getSegments() == stats(onPrimary).getSegments());
+  }
+
   @Test
   void aPromotedReplicaHoldsEveryAcknowledgedWriteEvenUnrefreshed() throws Exception {
     // Refreshes once a minute: the acknowledged writes below reach the replica only through its translog.
