@@ -24,8 +24,17 @@ public final class ZooKeeperClients {
 
   /** A started client of {@code connectString}; {@code credentialsFile} null for an open one. */
   public static CuratorFramework start(String connectString, Path credentialsFile, RetryPolicy retry) {
+    return start(connectString, credentialsFile, retry, 60_000);
+  }
+
+  /**
+   * The same with a session timeout of its own: how long after a process dies its ephemeral znodes go (for a shard
+   * server, how soon a replica takes over its primaries). ZooKeeper bounds it to [2, 20] ticks.
+   */
+  public static CuratorFramework start(String connectString, Path credentialsFile, RetryPolicy retry,
+      int sessionTimeoutMs) {
     CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
-        .retryPolicy(retry);
+        .retryPolicy(retry).sessionTimeoutMs(sessionTimeoutMs);
     if (credentialsFile != null) {
       builder.authorization("digest", credentials(credentialsFile)).aclProvider(new CreatorOnly());
     }

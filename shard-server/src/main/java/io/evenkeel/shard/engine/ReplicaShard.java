@@ -314,6 +314,11 @@ public final class ReplicaShard implements ShardCopy {
     return id;
   }
 
+  /** The primary this replica follows ("host:port"). */
+  public String primary() {
+    return primary;
+  }
+
   public boolean inSync() {
     return state == State.IN_SYNC;
   }

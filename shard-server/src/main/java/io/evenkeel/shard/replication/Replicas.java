@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.slf4j.Logger;
@@ -55,7 +57,14 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   private final int shard;
   private final PeerChannels peers;
   private final int requiredCopies;
+  private final InSyncSet inSyncSet;
   private final Map<String, Replica> replicas = new ConcurrentHashMap<>();
+  /** Drops replicas off the transport threads: recording a drop may call ZooKeeper. */
+  private static final Executor DROPS = Executors.newCachedThreadPool(runnable -> {
+    Thread thread = new Thread(runnable, "replica-drops");
+    thread.setDaemon(true);
+    return thread;
+  });
   private volatile long term;
 
   /**
@@ -63,6 +72,11 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
    *     {@link #ALL_IN_SYNC}
    */
   public Replicas(int shard, PeerChannels peers, int requiredCopies) {
+    this(shard, peers, requiredCopies, InSyncSet.UNRECORDED);
+  }
+
+  /** With {@code inSyncSet} recording which replicas are in sync (the cluster state). */
+  public Replicas(int shard, PeerChannels peers, int requiredCopies, InSyncSet inSyncSet) {
     if (requiredCopies < 0) {
       throw new IllegalArgumentException("required copies must be >= 0 (0: all in-sync copies); got: "
           + requiredCopies);
@@ -70,6 +84,7 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     this.shard = shard;
     this.peers = peers;
     this.requiredCopies = requiredCopies;
+    this.inSyncSet = inSyncSet;
   }
 
   /** The primary's term, sent with every call so that a replica can refuse an old primary. */
@@ -102,6 +117,13 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
       return false;
     }
     if (!replica.inSync && searchingVersion >= replica.joinVersion) {
+      try {
+        inSyncSet.joined(address);
+      } catch (Exception e) {
+        LOG.warn("shard {}: recording replica {} as in sync failed; it stays recovering: {}", shard, address,
+            e.toString());
+        return true;
+      }
       replica.inSync = true;
       LOG.info("shard {}: replica {} is in sync (searching version {})", shard, address, searchingVersion);
     }
@@ -139,8 +161,14 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
 
         @Override
         public void onFailure(Throwable t) {
-          drop(replica, "forwarding seq nos " + firstSeqNo + ".." + lastSeqNo + " failed: " + t);
-          ack.complete(false);
+          DROPS.execute(() -> {
+            try {
+              drop(replica, "forwarding seq nos " + firstSeqNo + ".." + lastSeqNo + " failed: " + t);
+              ack.complete(false);
+            } catch (Exception e) {
+              ack.completeExceptionally(e);
+            }
+          });
         }
       }, MoreExecutors.directExecutor());
       if (replica.inSync) {
@@ -193,7 +221,11 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
       try {
         copies.get(i).get();
       } catch (ExecutionException e) {
-        drop(targets.get(i), "pre-copying merged files failed: " + e.getCause());
+        try {
+          drop(targets.get(i), "pre-copying merged files failed: " + e.getCause());
+        } catch (Exception dropFailed) {
+          LOG.error("shard {}: recording the drop of {} failed", shard, targets.get(i).address, dropFailed);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -201,10 +233,17 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     }
   }
 
-  private void drop(Replica replica, String why) {
+  /**
+   * Stops forwarding to a replica; an in-sync one leaves the recorded in-sync set first. Throws when that record
+   * fails: the write that found the replica failing must not be acknowledged then.
+   */
+  private void drop(Replica replica, String why) throws Exception {
+    if (replica.inSync) {
+      inSyncSet.left(replica.address);
+      replica.inSync = false;
+    }
     if (replicas.remove(replica.address, replica)) {
-      LOG.warn("shard {}: replica {} dropped{}: {}", shard, replica.address, replica.inSync ? " from the in-sync set"
-          : "", why);
+      LOG.warn("shard {}: replica {} dropped: {}", shard, replica.address, why);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.shard.cluster.ShardHolder;
 import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardCopy;
@@ -7,6 +8,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.grpc.ReplicationGrpcService;
 import io.evenkeel.shard.grpc.ShardGrpcService;
 import io.evenkeel.shard.index.PrimaryTerm;
+import io.evenkeel.shard.replication.InSyncSet;
 import io.evenkeel.shard.replication.PeerChannels;
 import io.evenkeel.shard.replication.Replicas;
 import io.grpc.InsecureServerCredentials;
@@ -26,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * A process's shard copies, each in {@code <data dir>/shard-<id>}, served over gRPC: primaries, which take writes, and
  * replicas of shards whose primary is on another server ({@link ReplicaShard}).
  */
-public final class ShardServer implements Closeable {
+public final class ShardServer implements ShardHolder, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardServer.class);
   /** Large write batches exceed gRPC's default 4 MiB. */
   static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -50,6 +53,8 @@ public final class ShardServer implements Closeable {
   private final int requiredCopies;
   private final Map<Integer, ShardCopy> shards = new ConcurrentHashMap<>();
   private final PeerChannels peers;
+  private volatile BiFunction<Integer, Long, InSyncSet> inSyncSets = (shard, term) -> InSyncSet.UNRECORDED;
+  private String self;
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, runnable -> {
     Thread thread = new Thread(runnable, "shard-maintenance");
     thread.setDaemon(true);
@@ -75,9 +80,6 @@ public final class ShardServer implements Closeable {
   public ShardServer(Path dataDirectory, Set<Integer> shardIds, Map<Integer, String> replicaOf, int requiredCopies,
       ShardSettings settings, InetSocketAddress address, ServerTls tls) {
     this.tls = tls;
-    if (shardIds.isEmpty() && replicaOf.isEmpty()) {
-      throw new IllegalArgumentException("a shard server must host at least one shard copy");
-    }
     for (int shard : replicaOf.keySet()) {
       if (shardIds.contains(shard)) {
         throw new IllegalArgumentException("shard " + shard + " cannot have its primary and a replica on one server");
@@ -119,7 +121,7 @@ public final class ShardServer implements Closeable {
     }
     server = builder.build().start();
     // Replicas join their primaries at this server's bound address, which the primaries forward to.
-    String self = address.getHostString() + ":" + server.getPort();
+    self = address.getHostString() + ":" + server.getPort();
     for (Map.Entry<Integer, String> replica : new TreeMap<>(replicaOf).entrySet()) {
       int id = replica.getKey();
       shards.put(id, ReplicaShard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler,
@@ -132,6 +134,78 @@ public final class ShardServer implements Closeable {
 
   public int port() {
     return server.getPort();
+  }
+
+  @Override
+  public String address() {
+    return self;
+  }
+
+  @Override
+  public void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets) {
+    this.inSyncSets = inSyncSets;
+  }
+
+  private Replicas replicasOf(int shard, long term) {
+    return new Replicas(shard, peers, requiredCopies, inSyncSets.apply(shard, term));
+  }
+
+  /** The copy of {@code shard} this server holds, or null. */
+  public ShardCopy copy(int shard) {
+    return shards.get(shard);
+  }
+
+  @Override
+  public boolean holds(int shard) {
+    return shards.containsKey(shard);
+  }
+
+  /**
+   * Holds {@code shard}'s primary in {@code term}: promotes this server's replica, or opens the shard's directory as a
+   * primary. A primary already held is kept.
+   */
+  @Override
+  public synchronized void holdPrimary(int shard, long term) throws IOException {
+    ShardCopy held = shards.get(shard);
+    if (held instanceof Shard) {
+      return;
+    }
+    if (held instanceof ReplicaShard replica) {
+      shards.put(shard, replica.promote(term, scheduler, replicasOf(shard, term)));
+      return;
+    }
+    shards.put(shard, Shard.open(shard, dataDirectory.resolve("shard-" + shard), settings, scheduler,
+        new PrimaryTerm(term, -1), replicasOf(shard, term), 0));
+    LOG.info("shard {}: primary in term {}", shard, term);
+  }
+
+  /**
+   * Holds a replica of {@code shard} following the primary at {@code primary}: a primary held here is closed first
+   * (it was demoted: its directory is copied over from the new primary where they differ), a replica following
+   * another server is reopened.
+   */
+  @Override
+  public synchronized void holdReplica(int shard, String primary) throws IOException {
+    ShardCopy held = shards.get(shard);
+    if (held instanceof ReplicaShard replica && replica.primary().equals(primary)) {
+      return;
+    }
+    if (held != null) {
+      shards.remove(shard);
+      held.close();
+    }
+    shards.put(shard, ReplicaShard.open(shard, dataDirectory.resolve("shard-" + shard), settings, scheduler, primary,
+        self, peers));
+  }
+
+  /** Stops holding any copy of {@code shard} (its files stay on disk). */
+  @Override
+  public synchronized void release(int shard) throws IOException {
+    ShardCopy held = shards.remove(shard);
+    if (held != null) {
+      held.close();
+      LOG.info("shard {}: copy released", shard);
+    }
   }
 
   public ShardCopy shard(int id) {
@@ -163,8 +237,8 @@ public final class ShardServer implements Closeable {
    * Promotes this server's replica of {@code id} to primary in {@code term}; writers must then write here. Its
    * replicas join it as they learn of the change.
    */
-  public Shard promote(int id, long term) throws IOException {
-    Shard promoted = replica(id).promote(term, scheduler, new Replicas(id, peers, requiredCopies));
+  public synchronized Shard promote(int id, long term) throws IOException {
+    Shard promoted = replica(id).promote(term, scheduler, replicasOf(id, term));
     shards.put(id, promoted);
     return promoted;
   }

@@ -1,6 +1,8 @@
 package io.evenkeel.shard.server;
 
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
@@ -18,6 +20,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -44,8 +48,32 @@ public final class ShardServerMain implements Callable<Integer> {
   int port;
 
   @Option(names = "--shards", defaultValue = "",
-      description = "The shards whose primary this server holds: numbers and ranges, e.g. 0-3,8.")
+      description = "The shards whose primary this server holds: numbers and ranges, e.g. 0-3,8. With --zookeeper: "
+          + "the shards it lays out as their primary if the cluster state has no entry for them yet.")
   String shards;
+
+  @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
+      description = "Join the cluster whose state is in this ZooKeeper: register, hold the copies the state assigns "
+          + "(primaries and replicas), take part in electing the master that promotes replicas and assigns them.")
+  String zookeeper;
+
+  @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
+      description = "The cluster's ZooKeeper root (default: ${DEFAULT-VALUE}).")
+  String zookeeperRoot;
+
+  @Option(names = "--zookeeper-credentials", paramLabel = "FILE",
+      description = "A file holding user:password for ZooKeeper's digest authentication.")
+  Path zookeeperCredentials;
+
+  @Option(names = "--zookeeper-session-timeout-ms", defaultValue = "10000",
+      description = "How soon after this server dies the cluster notices (its ZooKeeper session expires) and promotes "
+          + "replicas of its primaries (default: ${DEFAULT-VALUE}; ZooKeeper allows 2 to 20 ticks).")
+  int zookeeperSessionTimeoutMs;
+
+  @Option(names = "--replicas", defaultValue = "1",
+      description = "With --zookeeper, when this server is the master: the replicas it keeps of every shard "
+          + "(default: ${DEFAULT-VALUE}).")
+  int replicas;
 
   @Option(names = "--replica-of", paramLabel = "HOST:PORT=SHARDS", split = ",(?=[^,=]+:\\d+=)",
       description = "Shards this server holds a replica of, with their primary's server, e.g. "
@@ -134,8 +162,20 @@ public final class ShardServerMain implements Callable<Integer> {
         commitIntervalMs, ramBufferMb, hot);
     ServerTls tls = tls();
     Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
-    ShardServer server = new ShardServer(dataDir, primaries, parseReplicaOf(replicaOf), parseCopies(waitForCopies),
-        settings, new InetSocketAddress(host, port), tls);
+    Map<Integer, String> replicaShards = parseReplicaOf(replicaOf);
+    if (zookeeper != null && !replicaShards.isEmpty()) {
+      throw new IllegalArgumentException("--replica-of and --zookeeper exclude each other: the cluster state assigns "
+          + "replicas");
+    }
+    if (zookeeper == null && primaries.isEmpty() && replicaShards.isEmpty()) {
+      throw new IllegalArgumentException("give --shards, --replica-of or --zookeeper: the server would hold nothing");
+    }
+    if (replicas < 0) {
+      throw new IllegalArgumentException("--replicas must be >= 0; got: " + replicas);
+    }
+    // With ZooKeeper the cluster state decides what to hold; --shards only lays out shards it does not know yet.
+    ShardServer server = new ShardServer(dataDir, zookeeper == null ? primaries : Set.of(), replicaShards,
+        parseCopies(waitForCopies), settings, new InetSocketAddress(host, port), tls);
     if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
           + " it can read, overwrite or delete any tenant's rows");
@@ -151,6 +191,16 @@ public final class ShardServerMain implements Callable<Integer> {
       }
     }, "shard-server-shutdown"));
     int bound = server.start();
+    if (zookeeper != null) {
+      CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
+          new ExponentialBackoffRetry(200, 10), zookeeperSessionTimeoutMs);
+      ClusterMember member = new ClusterMember(server, client, zookeeperRoot, primaries, replicas);
+      member.start();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        member.close();
+        client.close();
+      }, "cluster-member-shutdown"));
+    }
     System.out.println("PORT: " + bound);
     System.out.flush();
     stopped.await();

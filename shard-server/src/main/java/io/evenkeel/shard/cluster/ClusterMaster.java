@@ -1,0 +1,154 @@
+package io.evenkeel.shard.cluster;
+
+import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.schemas.ShardCopies;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster's master, elected among the shard servers (a Curator {@link LeaderLatch}): when a primary's server is
+ * gone (its ephemeral znode expired) it promotes a live in-sync replica in a new term; it keeps {@code replicas}
+ * live replicas of every shard, each on a server that holds no other copy of it, the least loaded first. A server
+ * that comes back keeps its place as a replica and catches up by copying files.
+ *
+ * <p>Every change is a compare-and-set on the shard's znode that re-checks its reason, so a master acting on a stale
+ * look changes nothing.
+ */
+final class ClusterMaster implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterMaster.class);
+
+  private final ClusterStateClient cluster;
+  private final int replicasPerShard;
+  private final LeaderLatch latch;
+  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "cluster-master");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  ClusterMaster(CuratorFramework client, ClusterStateClient cluster, String self, int replicasPerShard) {
+    this.cluster = cluster;
+    this.replicasPerShard = replicasPerShard;
+    this.latch = new LeaderLatch(client, cluster.layout().master(), self);
+  }
+
+  void start() throws Exception {
+    latch.start();
+    cluster.addListener(state -> executor.execute(this::act));
+    executor.scheduleWithFixedDelay(this::act, 1, 1, TimeUnit.SECONDS);
+  }
+
+  private void act() {
+    if (!latch.hasLeadership()) {
+      return;
+    }
+    ClusterState state = cluster.current();
+    for (ShardCopies copies : state.shards().values()) {
+      try {
+        if (!state.live(copies.getPrimary())) {
+          promote(copies.getShard());
+        } else {
+          assignReplicas(copies.getShard());
+        }
+      } catch (Exception e) {
+        LOG.warn("shard {}: master's change failed: {}", copies.getShard(), e.toString());
+      }
+    }
+  }
+
+  /** The primary's server is gone: a live in-sync replica takes over in the next term. */
+  private void promote(int shard) throws Exception {
+    cluster.update(shard, copies -> {
+      ClusterState state = cluster.current();
+      if (state.live(copies.getPrimary())) {
+        return null;
+      }
+      String chosen = copies.getInSync().stream().filter(state::live).findFirst().orElse(null);
+      if (chosen == null) {
+        LOG.warn("shard {}: primary {} is gone and no live replica is in sync ({}): the shard takes no writes until "
+            + "one returns", shard, copies.getPrimary(), copies.getInSync());
+        return null;
+      }
+      List<String> replicas = new ArrayList<>(copies.getReplicas());
+      replicas.remove(chosen);
+      if (copies.getPrimary() != null && !replicas.contains(copies.getPrimary())) {
+        replicas.add(copies.getPrimary()); // it rejoins as a replica when it returns
+      }
+      List<String> inSync = new ArrayList<>(copies.getInSync());
+      inSync.remove(chosen);
+      LOG.info("shard {}: primary {} is gone; promoting in-sync replica {} in term {}", shard, copies.getPrimary(),
+          chosen, copies.getTerm() + 1);
+      return ShardCopies.newBuilder(copies).setPrimary(chosen).setTerm(copies.getTerm() + 1).setReplicas(replicas)
+          .setInSync(inSync).build();
+    });
+  }
+
+  /** Keeps {@code replicasPerShard} live replicas, adding the least loaded live servers and dropping dead extras. */
+  private void assignReplicas(int shard) throws Exception {
+    cluster.update(shard, copies -> {
+      ClusterState state = cluster.current();
+      List<String> replicas = new ArrayList<>(copies.getReplicas());
+      long live = replicas.stream().filter(state::live).count();
+      if (live < replicasPerShard) {
+        Map<String, Integer> load = load(state);
+        List<String> candidates = state.servers().keySet().stream()
+            .filter(server -> !server.equals(copies.getPrimary()) && !replicas.contains(server))
+            .sorted(Comparator.<String>comparingInt(server -> load.getOrDefault(server, 0))
+                .thenComparing(Comparator.naturalOrder()))
+            .toList();
+        for (String server : candidates.subList(0, (int) Math.min(candidates.size(), replicasPerShard - live))) {
+          replicas.add(server);
+          LOG.info("shard {}: replica assigned to {}", shard, server);
+        }
+      }
+      // Dead replicas beyond the wanted number go; fewer may stay, to catch up when their server returns.
+      for (int i = replicas.size() - 1; i >= 0 && replicas.size() > replicasPerShard; i--) {
+        if (!state.live(replicas.get(i))) {
+          LOG.info("shard {}: replica on {} (gone) unassigned", shard, replicas.remove(i));
+        }
+      }
+      List<String> inSync = new ArrayList<>(copies.getInSync());
+      inSync.retainAll(replicas);
+      return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).build();
+    });
+  }
+
+  /** Copies per live server. */
+  private static Map<String, Integer> load(ClusterState state) {
+    Map<String, Integer> load = new HashMap<>();
+    for (ShardCopies copies : state.shards().values()) {
+      if (copies.getPrimary() != null) {
+        load.merge(copies.getPrimary(), 1, Integer::sum);
+      }
+      copies.getReplicas().forEach(replica -> load.merge(replica, 1, Integer::sum));
+    }
+    return load;
+  }
+
+  boolean isMaster() {
+    return latch.hasLeadership();
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+    try {
+      latch.close();
+    } catch (IOException | IllegalStateException e) {
+      LOG.debug("closing the master latch failed", e);
+    }
+  }
+}

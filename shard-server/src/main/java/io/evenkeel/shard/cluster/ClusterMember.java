@@ -1,0 +1,142 @@
+package io.evenkeel.shard.cluster;
+
+import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.schemas.ShardCopies;
+import io.evenkeel.shard.replication.InSyncSet;
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A shard server as a member of a cluster whose state lives in ZooKeeper: it registers (an ephemeral znode: its
+ * liveness), lays out the shards it was configured with if no one has yet, and then holds exactly the copies the
+ * state assigns it, in their roles: a primary in its term, a replica following the current primary. It records its
+ * primaries' in-sync sets there, and takes part in electing the master ({@link ClusterMaster}).
+ */
+public final class ClusterMember implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterMember.class);
+
+  private final ShardHolder server;
+  private final ClusterStateClient cluster;
+  private final Set<Integer> initialPrimaries;
+  private final ClusterMaster master;
+  /** Applies states one at a time, off the state client's thread (opening a shard takes a while). */
+  private final ExecutorService reconciler = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "cluster-member");
+    thread.setDaemon(true);
+    return thread;
+  });
+  private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "cluster-member-retry");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  /**
+   * @param initialPrimaries the shards this server lays out as their primary when the cluster state has no entry for
+   *     them yet (the first layout, from configuration)
+   * @param replicasPerShard how many replicas the master keeps of each shard, when this server is the master
+   */
+  public ClusterMember(ShardHolder server, CuratorFramework client, String root, Set<Integer> initialPrimaries,
+      int replicasPerShard) {
+    this.server = server;
+    this.cluster = new ClusterStateClient(client, root);
+    this.initialPrimaries = new TreeSet<>(initialPrimaries);
+    this.master = new ClusterMaster(client, cluster, server.address(), replicasPerShard);
+  }
+
+  /** Joins the cluster: call after the server started, so that its address is known. */
+  public void start() throws Exception {
+    server.recordInSyncSets(this::inSyncSet);
+    cluster.start();
+    for (int shard : initialPrimaries) {
+      if (cluster.createIfAbsent(ShardCopies.newBuilder().setShard(shard).setPrimary(server.address()).setTerm(1)
+          .setReplicas(List.of()).setInSync(List.of()).build())) {
+        LOG.info("shard {}: laid out with its primary here ({})", shard, server.address());
+      }
+    }
+    cluster.addListener(state -> reconciler.execute(() -> reconcile(state)));
+    cluster.register(server.address());
+    master.start();
+    // A copy that failed to open (its primary unreachable, say) is retried with the state as it is then.
+    retries.scheduleWithFixedDelay(() -> reconciler.execute(() -> reconcile(cluster.current())), 2, 2,
+        TimeUnit.SECONDS);
+  }
+
+  public ClusterStateClient cluster() {
+    return cluster;
+  }
+
+  /** Holds the copies {@code state} assigns this server, in their roles; releases the others. */
+  private void reconcile(ClusterState state) {
+    String self = server.address();
+    if (!state.live(self)) {
+      return; // not registered yet, or the session was lost: hold what we have until we are back
+    }
+    for (ShardCopies copies : state.shards().values()) {
+      int shard = copies.getShard();
+      try {
+        if (self.equals(copies.getPrimary())) {
+          server.holdPrimary(shard, copies.getTerm());
+        } else if (copies.getReplicas().contains(self)) {
+          if (state.live(copies.getPrimary())) {
+            server.holdReplica(shard, copies.getPrimary());
+          }
+        } else if (server.holds(shard)) {
+          server.release(shard);
+        }
+      } catch (Exception e) {
+        LOG.warn("shard {}: holding the copy the cluster state assigns failed; retrying: {}", shard, e.toString());
+      }
+    }
+  }
+
+  /** The in-sync set of {@code shard}'s primary in {@code term}, recorded in the shard's znode. */
+  private InSyncSet inSyncSet(int shard, long term) {
+    return new InSyncSet() {
+      @Override
+      public void joined(String replica) throws Exception {
+        change(replica, true);
+      }
+
+      @Override
+      public void left(String replica) throws Exception {
+        change(replica, false);
+      }
+
+      private void change(String replica, boolean add) throws Exception {
+        cluster.update(shard, copies -> {
+          if (!server.address().equals(copies.getPrimary()) || copies.getTerm() != term) {
+            throw new IllegalStateException("shard " + shard + ": this server is no longer its primary in term "
+                + term + " (the cluster state says " + copies.getPrimary() + " in term " + copies.getTerm() + ")");
+          }
+          List<String> inSync = new ArrayList<>(copies.getInSync());
+          inSync.remove(replica);
+          if (add && copies.getReplicas().contains(replica)) {
+            inSync.add(replica);
+          }
+          return ShardCopies.newBuilder(copies).setInSync(inSync).build();
+        }).orElseThrow(() -> new IllegalStateException("shard " + shard + " has no entry in the cluster state"));
+      }
+    };
+  }
+
+  /** Leaves the cluster: the server's copies stay as they are until the server closes. */
+  @Override
+  public void close() {
+    retries.shutdownNow();
+    master.close();
+    cluster.close();
+    reconciler.shutdownNow();
+  }
+}

@@ -1,0 +1,25 @@
+package io.evenkeel.shard.cluster;
+
+import io.evenkeel.shard.replication.InSyncSet;
+import java.io.IOException;
+import java.util.function.BiFunction;
+
+/** What a cluster member directs: the shard copies a server holds, and their roles. */
+public interface ShardHolder {
+  /** "host:port": where the server serves, its id in the cluster state. */
+  String address();
+
+  /** Holds {@code shard}'s primary in {@code term} (promoting a replica held here, or opening the directory). */
+  void holdPrimary(int shard, long term) throws IOException;
+
+  /** Holds a replica of {@code shard} following the primary at {@code primary}. */
+  void holdReplica(int shard, String primary) throws IOException;
+
+  /** Stops holding any copy of {@code shard}. */
+  void release(int shard) throws IOException;
+
+  boolean holds(int shard);
+
+  /** Where the primaries opened from now on record their in-sync replicas (by shard and term). */
+  void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets);
+}
