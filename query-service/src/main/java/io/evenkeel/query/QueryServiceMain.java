@@ -5,6 +5,7 @@ import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.client.ClientTls;
+import io.evenkeel.router.cluster.ClusterPlacement;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -48,7 +49,8 @@ public final class QueryServiceMain implements Callable<Integer> {
   int numShards;
 
   @Option(names = "--placement", description = "Where each shard's primary is (required): host:port=shards,..., e.g."
-      + " 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
+      + " 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11, or 'zookeeper': the cluster state under --zookeeper-root, followed"
+      + " live (primaries move with failover)")
   String placement;
 
   @Option(names = "--policy", defaultValue = "dynamic",
@@ -59,6 +61,11 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--rules", defaultValue = "",
       description = "For --policy dynamic, a static rule list: time:L:tenant,tenant;... e.g. 0:4:17,23;1700000000000:8:17")
   String rules;
+
+  @Option(names = "--read-from", defaultValue = "primaries",
+      description = "With --placement zookeeper: primaries, or replicas (a live in-sync replica when a shard has one; "
+          + "answers lag the primary by the replica's copy lag). Default: ${DEFAULT-VALUE}.")
+  String readFrom;
 
   @Option(names = "--zookeeper",
       description = "With --policy dynamic: follow the committed rule list in this ZooKeeper (instead of --rules).")
@@ -177,7 +184,7 @@ public final class QueryServiceMain implements Callable<Integer> {
       }
     }
     QueryService service = QueryService.builder()
-        .placement(ShardPlacement.fixed(numShards, placement))
+        .placement(placement())
         .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
@@ -204,6 +211,26 @@ public final class QueryServiceMain implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /** Where shards are: fixed by --placement, or the cluster state followed live ("zookeeper"). */
+  private ShardPlacement placement() throws Exception {
+    if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {
+      if (!readFrom.equals("primaries")) {
+        throw new IllegalArgumentException("--read-from replicas needs --placement zookeeper");
+      }
+      return ShardPlacement.fixed(numShards, placement);
+    }
+    if (zookeeper == null) {
+      throw new IllegalArgumentException("--placement zookeeper needs --zookeeper");
+    }
+    boolean replicas = switch (readFrom) {
+      case "primaries" -> false;
+      case "replicas" -> true;
+      default -> throw new IllegalArgumentException("--read-from is primaries or replicas; got: " + readFrom);
+    };
+    return ClusterPlacement.open(ZooKeeperClients.start(zookeeper, zookeeperCredentials,
+        new ExponentialBackoffRetry(200, 10)), zookeeperRoot, numShards, replicas, Duration.ofMinutes(1));
   }
 
   /**

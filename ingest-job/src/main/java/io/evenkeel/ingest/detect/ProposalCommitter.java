@@ -63,9 +63,8 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   }
 
   private void proposeInitialRules() {
-    try {
-      Map<Long, Long> storage = StorageShares.rowsPerTenant(
-          ShardPlacement.fixed(settings.numShards, settings.placement), settings.clientTls());
+    try (ShardPlacement placement = settings.openPlacement()) {
+      Map<Long, Long> storage = StorageShares.rowsPerTenant(placement, settings.clientTls());
       BalancePlanner planner = BalancePlanner.builder(settings.numShards)
           .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
       for (Rule rule : planner.initialRules(storage, 0)) {

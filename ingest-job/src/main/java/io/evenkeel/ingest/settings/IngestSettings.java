@@ -1,6 +1,7 @@
 package io.evenkeel.ingest.settings;
 
 import io.evenkeel.router.client.ClientTls;
+import io.evenkeel.router.cluster.ClusterPlacement;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -86,7 +87,8 @@ public class IngestSettings implements Serializable {
   public String tlsKey;
 
   @Option(names = "--placement", required = true,
-      description = "Shard primaries: host:port=shards,... e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11")
+      description = "Shard primaries: host:port=shards,... e.g. 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11, or "
+          + "'zookeeper': the cluster state under --zookeeper-root, followed live (primaries move with failover)")
   public String placement = "";
 
   @Option(names = "--policy", description = "hashing, double:L, or dynamic. (default: ${DEFAULT-VALUE})")
@@ -137,6 +139,17 @@ public class IngestSettings implements Serializable {
         .build();
   }
 
+  /**
+   * The placement to write by: fixed, or the cluster state followed live (waiting up to a minute for every shard's
+   * primary). The caller closes it.
+   */
+  public ShardPlacement openPlacement() throws Exception {
+    if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {
+      return ShardPlacement.fixed(numShards, placement);
+    }
+    return ClusterPlacement.open(startZooKeeperClient(), zookeeperRoot, numShards, false, Duration.ofMinutes(1));
+  }
+
   /** A started ZooKeeper client for this cluster; the caller closes it. */
   public CuratorFramework startZooKeeperClient() {
     return ZooKeeperClients.start(zookeeper, path(zookeeperCredentials), new ExponentialBackoffRetry(200, 10));
@@ -185,7 +198,9 @@ public class IngestSettings implements Serializable {
     if (dynamic()) {
       protocolConfig();
     }
-    ShardPlacement.fixed(numShards, placement);
+    if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {
+      ShardPlacement.fixed(numShards, placement);
+    }
     clientTls();
     kafkaProperties();
     if (!(startOffsets.equals("earliest") || startOffsets.equals("latest") || startOffsets.equals("committed"))) {

@@ -24,6 +24,7 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
 
   private final ProcessingTimeService time;
   private final long lingerMs;
+  private final ShardPlacement placement;
   private final ShardWriteClient client;
   private final ShardLanes lanes;
   private final WrittenOffsetsPublisher written;
@@ -33,9 +34,14 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     AvroTrust.install();
     this.time = context.getProcessingTimeService();
     this.lingerMs = settings.sinkLingerMs;
-    ShardAddress[] primaries = primaries(settings);
+    try {
+      this.placement = settings.openPlacement();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot follow the shard placement: " + e.getMessage(), e);
+    }
+    ShardAddress[] primaries = primaries(placement);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
-    this.client = new ShardWriteClient(primaries, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
+    this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
     this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer, lingerMs,
         time::getCurrentProcessingTime, client, new SinkMetrics(context.metricGroup(), primaries));
     this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.kafkaProperties(),
@@ -43,12 +49,13 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     scheduleLinger();
   }
 
-  private static ShardAddress[] primaries(IngestSettings settings) {
-    ShardPlacement placement = ShardPlacement.fixed(settings.numShards, settings.placement);
-    ShardAddress[] primaries = new ShardAddress[settings.numShards];
-    for (int shard = 0; shard < settings.numShards; shard++) {
+  /** Each shard's primary now (the metrics' server of each shard). */
+  private static ShardAddress[] primaries(ShardPlacement placement) {
+    ShardAddress[] primaries = new ShardAddress[placement.numShards()];
+    for (int shard = 0; shard < primaries.length; shard++) {
+      int s = shard;
       primaries[shard] = placement.primaryOf(shard).orElseThrow(() -> new IllegalArgumentException(
-          "no shard server is placed for a shard in " + settings.placement));
+          "no shard server is placed for shard " + s));
     }
     return primaries;
   }
@@ -84,5 +91,6 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
   public void close() {
     written.close();
     client.close();
+    placement.close();
   }
 }

@@ -2,20 +2,22 @@ package io.evenkeel.ingest.sink;
 
 import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.UnsafeByteOperations;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.ShardWriteBatch;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.schemas.shard.WriteResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,16 +27,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes one batch at a time to a shard's primary over gRPC. A write that fails with UNAVAILABLE, DEADLINE_EXCEEDED
- * or RESOURCE_EXHAUSTED is retried after 100 ms {@code << attempt}, up to 5 attempts; the first write that fails for
- * good is kept, and {@link #checkFailure} throws it.
+ * Writes one batch at a time to a shard's primary over gRPC, asking the placement for the primary at every attempt.
+ * A write that fails with UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or FAILED_PRECONDITION (the server holds
+ * no primary of the shard: a failover moved it) is retried after 100 ms {@code << attempt} (at most 2 s) for up to
+ * a minute, long enough for a replica to be promoted; the first write that fails for good is kept, and {@link
+ * #checkFailure} throws it.
  */
 final class ShardWriteClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardWriteClient.class);
-  private static final int MAX_ATTEMPTS = 5;
+  private static final long RETRY_BUDGET_MS = 60_000;
+  private static final long MAX_BACKOFF_MS = 2_000;
 
   private final ClusterClient cluster;
-  private final ShardServiceGrpc.ShardServiceFutureStub[] stubs;
+  private final ShardPlacement placement;
   private final String sender;
   private final long requestTimeoutMs;
   private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -46,15 +51,13 @@ final class ShardWriteClient implements AutoCloseable {
   private long batchSequence;
 
   /**
-   * @param primaries each shard's primary, by shard
+   * @param placement where each shard's primary is, asked again at every attempt (a primary moves with a failover)
    * @param sender names this writer in every batch; with the batch sequence it identifies a batch
    */
-  ShardWriteClient(ShardAddress[] primaries, String sender, long requestTimeoutMs, ClientTls tls) {
+  ShardWriteClient(ShardPlacement placement, String sender, long requestTimeoutMs, ClientTls tls) {
     this.cluster = new ClusterClient(tls);
-    this.stubs = new ShardServiceGrpc.ShardServiceFutureStub[primaries.length];
-    for (int shard = 0; shard < primaries.length; shard++) {
-      stubs[shard] = cluster.futureStub(primaries[shard]);
-    }
+    this.placement = placement;
+    cluster.connect(placement.primaries().values());
     this.sender = sender;
     this.requestTimeoutMs = requestTimeoutMs;
   }
@@ -76,13 +79,19 @@ final class ShardWriteClient implements AutoCloseable {
         .setBatch(UnsafeByteOperations.unsafeWrap(WriteBatchEncoder.encode(batch, changes)))
         .build();
     CompletableFuture<Void> acknowledged = new CompletableFuture<>();
-    attempt(shard, request, changes.size(), acknowledged, 1);
+    attempt(shard, request, changes.size(), acknowledged, 1, System.nanoTime());
     return acknowledged;
   }
 
-  private void attempt(int shard, WriteRequest request, int size, CompletableFuture<Void> acknowledged, int attempt) {
+  private void attempt(int shard, WriteRequest request, int size, CompletableFuture<Void> acknowledged, int attempt,
+      long started) {
+    Optional<ShardAddress> primary = placement.primaryOf(shard);
+    ListenableFuture<WriteResponse> call = primary.isPresent()
+        ? cluster.futureStub(primary.get()).withDeadlineAfter(requestTimeoutMs, TimeUnit.MILLISECONDS).write(request)
+        : Futures.immediateFailedFuture(Status.UNAVAILABLE.withDescription("shard " + shard
+            + " has no live primary (a failover under way?)").asRuntimeException());
     Futures.addCallback(
-        stubs[shard].withDeadlineAfter(requestTimeoutMs, TimeUnit.MILLISECONDS).write(request),
+        call,
         new FutureCallback<WriteResponse>() {
           @Override
           public void onSuccess(WriteResponse response) {
@@ -92,14 +101,15 @@ final class ShardWriteClient implements AutoCloseable {
           @Override
           public void onFailure(Throwable t) {
             Status.Code code = t instanceof StatusRuntimeException e ? e.getStatus().getCode() : Status.Code.UNKNOWN;
+            // FAILED_PRECONDITION: the server holds no primary of the shard (any more): the placement moves on.
             boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.RESOURCE_EXHAUSTED;
-            if (retryable && attempt < MAX_ATTEMPTS) {
+                || code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.FAILED_PRECONDITION;
+            if (retryable && System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(RETRY_BUDGET_MS)) {
               // A resent batch is harmless: the shard ignores changes it already holds.
-              long backoff = 100L << attempt;
+              long backoff = Math.min(MAX_BACKOFF_MS, 100L << Math.min(attempt, 10));
               LOG.warn("write of {} changes to shard {} failed ({}); retry {} in {} ms", size, shard, code, attempt,
                   backoff);
-              retries.schedule(() -> attempt(shard, request, size, acknowledged, attempt + 1), backoff,
+              retries.schedule(() -> attempt(shard, request, size, acknowledged, attempt + 1, started), backoff,
                   TimeUnit.MILLISECONDS);
               return;
             }

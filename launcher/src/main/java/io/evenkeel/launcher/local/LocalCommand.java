@@ -26,6 +26,9 @@ import picocli.CommandLine.Option;
         + "seconds; Ctrl-C stops everything in reverse order.",
         "Data and logs live in --data-dir; a restart on it keeps the data."})
 public final class LocalCommand implements Callable<Integer> {
+  /** A shard server's ZooKeeper session timeout and a margin: its shards have failed over by then. */
+  private static final Duration RESTART_DELAY = Duration.ofSeconds(12);
+
   @Option(names = "--data-dir", defaultValue = "evenkeel-data", description = "Where all data and logs live (default: ${DEFAULT-VALUE}).")
   Path dataDir;
 
@@ -38,6 +41,11 @@ public final class LocalCommand implements Callable<Integer> {
 
   @Option(names = "--shards", description = "Shards N (default: the data directory's recorded layout, else 8).")
   Integer shards;
+
+  @Option(names = "--replicas", description = "Replicas of every shard, each on another shard server: they copy the "
+      + "primary's segment files and take over if its server dies (default: 1, and 2 shard servers for a new data "
+      + "directory; 0 when a recorded layout has a single server).")
+  Integer replicas;
 
   @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L or dynamic (default: ${DEFAULT-VALUE}).")
   String policy;
@@ -144,8 +152,7 @@ public final class LocalCommand implements Callable<Integer> {
     printWelcome(info, options, out);
 
     long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-    try (StatusLine status = new StatusLine(info, stack.cluster(), stack.shardServers(), stack.layout(),
-        stack.zookeeperCredentials())) {
+    try (StatusLine status = new StatusLine(info, stack.cluster(), stack.zookeeperCredentials())) {
       // Fixed rate: gathering a status line takes time of its own on a busy machine.
       long nextLine = System.nanoTime() + statusInterval.toNanos();
       while (true) {
@@ -155,6 +162,23 @@ public final class LocalCommand implements Callable<Integer> {
           return 0;
         }
         String event = attention.poll(Math.max(0, Math.min(deadline, nextLine) - now), TimeUnit.NANOSECONDS);
+        if (event != null && event.startsWith("died:") && stack.restartable(event.substring("died:".length()))) {
+          String name = event.substring("died:".length());
+          out.printf("%s died; the replicas of its primaries take over once its ZooKeeper session ends (10 s); it"
+              + " restarts then and rejoins as a replica.%n", name);
+          Thread restart = new Thread(() -> {
+            try {
+              Thread.sleep(RESTART_DELAY.toMillis());
+              stack.restart(name);
+              out.printf("%s restarted%n", name);
+            } catch (Exception e) {
+              out.printf("%s could not restart: %s%n", name, e.getMessage());
+            }
+          }, "restart " + name);
+          restart.setDaemon(true);
+          restart.start();
+          continue;
+        }
         if (event != null) {
           return reportAttention(event, stack, out);
         }
@@ -200,9 +224,11 @@ public final class LocalCommand implements Callable<Integer> {
       }
     }
     out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());
-    out.printf("  ZooKeeper       %s, rules under %s/rules%n", info.zookeeper(), info.zookeeperRoot());
+    out.printf("  ZooKeeper       %s, rules under %s/rules, cluster state under %s/cluster%n", info.zookeeper(),
+        info.zookeeperRoot(), info.zookeeperRoot());
     for (StackInfo.ShardServer server : info.shardServers()) {
-      out.printf("  shard server    %s, shards %d-%d%n", server.address(), server.firstShard(), server.lastShard());
+      out.printf("  shard server    %s, laid out with the primaries of shards %d-%d%n", server.address(),
+          server.firstShard(), server.lastShard());
     }
     out.println();
     out.println("Sample queries: bin/evenkeel sql \"...\", or bin/evenkeel sql for a prompt");
@@ -218,8 +244,16 @@ public final class LocalCommand implements Callable<Integer> {
   }
 
   private StackOptions options() throws IOException {
-    StackLayout layout = StackLayout.choose(shards, shardServers,
-        wipe ? Optional.empty() : StackLayout.recorded(dataDir));
+    Optional<StackLayout> recorded = wipe ? Optional.empty() : StackLayout.recorded(dataDir);
+    // A new data directory gets a server for each copy of a shard; a recorded one keeps its servers.
+    Integer servers = shardServers != null || recorded.isPresent() ? shardServers
+        : Math.max(1, (replicas == null ? 1 : replicas) + 1);
+    StackLayout layout = StackLayout.choose(shards, servers, recorded);
+    int copies = replicas != null ? replicas : Math.min(1, layout.shardServers() - 1);
+    if (copies < 0 || copies >= layout.shardServers()) {
+      throw new UserError("--replicas " + copies + " needs at least " + (copies + 1) + " shard servers (a shard's "
+          + "copies never share one); got " + layout.shardServers() + (copies < 0 ? "; and it must be >= 0" : ""));
+    }
     StackPorts ports;
     try {
       ports = new StackPorts(basePort, layout.shardServers());
@@ -248,7 +282,7 @@ public final class LocalCommand implements Callable<Integer> {
       throw new UserError("--api-keys: cannot read " + apiKeys);
     }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure);
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies);
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

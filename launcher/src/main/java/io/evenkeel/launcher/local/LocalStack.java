@@ -5,10 +5,9 @@ import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
-
-
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.placement.ShardPlacement;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -20,7 +19,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +41,7 @@ final class LocalStack implements AutoCloseable {
   private final List<String> jvmFlags = JvmFlags.all();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, Callable<ShardServerProcess>> shardServerLaunchers = new HashMap<>();
   /** The launcher's client of the shard servers (status line); made in {@link #start}, over TLS with --secure. */
   private ClusterClient cluster;
   private LocalSecurity security;
@@ -90,11 +93,16 @@ final class LocalStack implements AutoCloseable {
     for (int i = 0; i < ports.shardServers(); i++) {
       String name = "shard-server-" + i;
       ShardAddress address = new ShardAddress("127.0.0.1", ports.shardServer(i));
-      ShardServerProcess server = ShardServerProcess.launch(name,
-          JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags),
-          options.dataDir().resolve("shards").resolve("server-" + i), address.port(), log(name),
-          concat(List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)),
-              security == null ? List.of() : security.shardServerArgs()));
+      List<String> args = concat(List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i),
+              "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+              "--replicas", Integer.toString(options.replicas())),
+          security == null ? List.of() : concat(security.shardServerArgs(), security.zookeeperArgs()));
+      Path serverData = options.dataDir().resolve("shards").resolve("server-" + i);
+      Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,
+          JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags), serverData, address.port(),
+          log(name), args);
+      shardServerLaunchers.put(name, launch);
+      ShardServerProcess server = launch.call();
       supervise(server.process());
       shardProcesses.add(server);
       shardServers.add(address);
@@ -107,8 +115,8 @@ final class LocalStack implements AutoCloseable {
     }
 
     t = step("ingest-job");
-    String placement = String.join(",", servers.stream()
-        .map(s -> s.address() + "=" + s.firstShard() + "-" + s.lastShard()).toList());
+    // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
+    String placement = ShardPlacement.FROM_CLUSTER_STATE;
     ChildProcess ingest = supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
@@ -232,6 +240,24 @@ final class LocalStack implements AutoCloseable {
 
   ClusterClient cluster() {
     return cluster;
+  }
+
+  /** Whether the stack carries on when {@code name} dies: a shard server whose shards have replicas elsewhere. */
+  boolean restartable(String name) {
+    return options.replicas() > 0 && shardServerLaunchers.containsKey(name);
+  }
+
+  /**
+   * Starts the dead shard server {@code name} again on its port and data directory, as a supervisor would: it rejoins
+   * the cluster and holds what the cluster state assigns it now (replicas of the shards that failed over).
+   */
+  void restart(String name) throws Exception {
+    synchronized (started) {
+      started.removeIf(process -> process.name().equals(name) && !process.isAlive());
+    }
+    ShardServerProcess server = shardServerLaunchers.get(name).call();
+    supervise(server.process());
+    server.awaitReady(READY_TIMEOUT);
   }
 
   /** The shard servers in start order; server i holds the layout's shards of server i. */

@@ -9,9 +9,10 @@ import java.nio.file.Path;
  * @param apiKeys the query service's key file, or null for a service without keys (or, with {@code secure}, a new
  *     admin key)
  * @param secure mutual TLS to the shard servers and API keys ({@link LocalSecurity})
+ * @param replicas replicas of every shard, each on another shard server than the shard's other copies
  */
 record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
-    double theta, String topic, Path apiKeys, boolean secure) {
+    double theta, String topic, Path apiKeys, boolean secure, int replicas) {
   static final String ZOOKEEPER_ROOT = "/evenkeel/local";
   /** The ingest job's Kafka consumer group (its default). */
   static final String INGEST_GROUP = "evenkeel-ingest";

@@ -1,20 +1,21 @@
 package io.evenkeel.launcher.local;
 
 import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.router.cluster.ClusterStateClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
-import io.evenkeel.schemas.shard.ShardServiceGrpc;
+import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
+import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
-import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -28,51 +29,80 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The one-line status of a running stack, from the sources a real operator would read: rows ingested per second,
- * documents and refresh lag from the shard servers' Stats calls; the ingest backlog from Kafka (the topic's end
+ * documents and refresh lag from the primaries' Stats calls, the copies (primaries, replicas in sync of all) from the
+ * cluster state in ZooKeeper and the replicas' copy lag from their Stats calls; the ingest backlog from Kafka (the topic's end
  * offsets minus the ingest job's written offsets: the changes not yet acknowledged by their shards); committed rules
  * and the tenants they spread from the rule list in ZooKeeper.
  */
 final class StatusLine implements AutoCloseable {
   private final StackInfo info;
   private final ClusterClient cluster;
-  private final List<ShardAddress> servers;
-  private final StackLayout layout;
   private final Admin kafka;
   private final CuratorFramework zookeeper;
   private final RuleListClient rules;
+  private final ClusterStateClient clusterState;
 
-  StatusLine(StackInfo info, ClusterClient cluster, List<ShardAddress> servers, StackLayout layout,
-      Path zookeeperCredentials) throws Exception {
+  StatusLine(StackInfo info, ClusterClient cluster, Path zookeeperCredentials) throws Exception {
     this.info = info;
     this.cluster = cluster;
-    this.servers = servers;
-    this.layout = layout;
     this.kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, info.bootstrapServers(),
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000));
     this.zookeeper = ZooKeeperClients.start(info.zookeeper(), zookeeperCredentials,
         new ExponentialBackoffRetry(200, 3));
     this.rules = new RuleListClient(zookeeper, RuleProtocolConfig.builder(info.zookeeperRoot(), info.shards()).build());
     rules.start();
+    this.clusterState = new ClusterStateClient(zookeeper, info.zookeeperRoot());
+    clusterState.start();
   }
 
-  /** Totals over every shard. */
-  record ShardTotals(long docs, double writesPerSecond, long maxRefreshLagMs) {}
+  /** Totals over every shard: its primary's figures, and its replicas'. */
+  record ShardTotals(long docs, double writesPerSecond, long maxRefreshLagMs, int primaries, int replicas,
+      int inSync, long maxReplicaLagMs, int unreachable) {}
 
   ShardTotals shardTotals() {
+    ClusterState state = clusterState.current();
     long docs = 0;
     double writes = 0;
     long lag = 0;
-    for (int i = 0; i < servers.size(); i++) {
-      ShardServiceGrpc.ShardServiceBlockingStub stub = cluster.blockingStub(servers.get(i));
-      for (int shard = layout.firstShard(i); shard <= layout.lastShard(i); shard++) {
-        ShardStats stats = stub.withDeadlineAfter(2, TimeUnit.SECONDS)
-            .stats(StatsRequest.newBuilder().setShard(shard).build());
-        docs += stats.getDocs();
-        writes += stats.getWritesPerSecond();
-        lag = Math.max(lag, stats.getRefreshLagMs());
+    int primaries = 0;
+    int replicas = 0;
+    int inSync = 0;
+    long replicaLag = 0;
+    int unreachable = 0;
+    for (ShardCopies copies : state.shards().values()) {
+      StatsRequest request = StatsRequest.newBuilder().setShard(copies.getShard()).build();
+      if (state.live(copies.getPrimary())) {
+        primaries++;
+        ShardStats stats = stats(copies.getPrimary(), request);
+        if (stats == null) {
+          unreachable++;
+        } else {
+          docs += stats.getDocs();
+          writes += stats.getWritesPerSecond();
+          lag = Math.max(lag, stats.getRefreshLagMs());
+        }
+      }
+      for (String replica : state.liveReplicas(copies.getShard())) {
+        replicas++;
+        inSync += copies.getInSync().contains(replica) ? 1 : 0;
+        ShardStats stats = stats(replica, request);
+        if (stats == null) {
+          unreachable++;
+        } else {
+          replicaLag = Math.max(replicaLag, stats.getReplicaLagMs());
+        }
       }
     }
-    return new ShardTotals(docs, writes, lag);
+    return new ShardTotals(docs, writes, lag, primaries, replicas, inSync, replicaLag, unreachable);
+  }
+
+  /** A copy's stats, or null when its server does not answer (it may be dying or joining). */
+  private ShardStats stats(String server, StatsRequest request) {
+    try {
+      return cluster.blockingStub(ShardAddress.parse(server)).withDeadlineAfter(2, TimeUnit.SECONDS).stats(request);
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   /** Changes in the topic that the ingest job has not written to the shards yet. */
@@ -99,6 +129,12 @@ final class StatusLine implements AutoCloseable {
       ShardTotals totals = shardTotals();
       line.append(String.format("%,.0f rows/s ingested · %,d docs · refresh lag %.1f s", totals.writesPerSecond(),
           totals.docs(), totals.maxRefreshLagMs() / 1000.0));
+      line.append(String.format(" · %d primaries, %d replicas (%d in sync", totals.primaries(), totals.replicas(),
+          totals.inSync()));
+      line.append(totals.replicas() == 0 ? ")" : String.format(", lag %.1f s)", totals.maxReplicaLagMs() / 1000.0));
+      if (totals.unreachable() > 0) {
+        line.append(String.format(" · %d copies not answering", totals.unreachable()));
+      }
     } catch (RuntimeException e) {
       line.append("shard stats unavailable (").append(e.getMessage()).append(")");
     }
@@ -129,6 +165,7 @@ final class StatusLine implements AutoCloseable {
 
   @Override
   public void close() {
+    clusterState.close();
     rules.close();
     zookeeper.close();
     kafka.close();

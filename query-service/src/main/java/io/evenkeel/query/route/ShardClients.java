@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * Calls shards in parallel, one call per server the placement names as primary of some of them (carrying all of
@@ -58,7 +59,7 @@ public final class ShardClients implements AutoCloseable {
 
   /** Runs {@code query} on every shard: one call per server, carrying all of that server's shards. */
   public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query) {
-    return perServer(shards, deadline,
+    return perServer(shards, deadline, placement::readerOf,
         (stub, serverShards) -> stub.searchShards(SearchShardsRequest.newBuilder().addAllShards(serverShards)
             .setQuery(query).build()),
         response -> response.getResultsList().stream()
@@ -68,7 +69,7 @@ public final class ShardClients implements AutoCloseable {
   /** Fetches rows by id from each shard: one call per server. */
   public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline) {
     int[] shards = idsByShard.keySet().stream().mapToInt(Integer::intValue).toArray();
-    return perServer(shards, deadline,
+    return perServer(shards, deadline, placement::readerOf,
         (stub, serverShards) -> {
           FetchShardsRequest.Builder request = FetchShardsRequest.newBuilder();
           serverShards.forEach(shard -> request.addRequests(
@@ -79,9 +80,12 @@ public final class ShardClients implements AutoCloseable {
             .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
   }
 
-  /** Makes every write acknowledged before the call searchable on each shard: one call per server. */
+  /**
+   * Makes every write acknowledged before the call searchable on each shard's primary: one call per server. (Reads
+   * from replicas see them once the replicas have copied the point.)
+   */
   public FanOut<ShardRefreshResult> refresh(int[] shards, Deadline deadline) {
-    return perServer(shards, deadline,
+    return perServer(shards, deadline, placement::primaryOf,
         (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards)
             .build()),
         response -> response.getResultsList().stream()
@@ -89,18 +93,18 @@ public final class ShardClients implements AutoCloseable {
   }
 
   /**
-   * Groups the shards by the server the placement names as their primary, sends one call per server in parallel, all
-   * under one deadline, and splits the answers by shard (in the order of {@code shards}).
+   * Groups the shards by the server {@code locate} names (the primary, or the copy reads prefer), sends one call per
+   * server in parallel, all under one deadline, and splits the answers by shard (in the order of {@code shards}).
    */
-  private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline,
+  private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline, IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
       Function<R, List<ShardResult<T>>> results) {
     Map<ShardAddress, List<Integer>> byServer = new LinkedHashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
     for (int shard : shards) {
-      Optional<ShardAddress> address = placement.primaryOf(shard);
+      Optional<ShardAddress> address = locate.apply(shard);
       if (address.isEmpty()) {
-        failures.add(new ShardFailure(shard, "-", "no primary is known for this shard"));
+        failures.add(new ShardFailure(shard, "-", "no live copy is known for this shard"));
         continue;
       }
       byServer.computeIfAbsent(address.get(), a -> new ArrayList<>()).add(shard);

@@ -55,7 +55,10 @@ public final class ClusterMember implements Closeable {
     this.master = new ClusterMaster(client, cluster, server.address(), replicasPerShard);
   }
 
-  /** Joins the cluster: call after the server started, so that its address is known. */
+  /**
+   * Joins the cluster: call after the server started, so that its address is known. Returns once the server holds
+   * the copies the state assigns it now (so a writer that finds it primary in the state finds the shard open).
+   */
   public void start() throws Exception {
     server.recordInSyncSets(this::inSyncSet);
     cluster.start();
@@ -65,8 +68,16 @@ public final class ClusterMember implements Closeable {
         LOG.info("shard {}: laid out with its primary here ({})", shard, server.address());
       }
     }
-    cluster.addListener(state -> reconciler.execute(() -> reconcile(state)));
     cluster.register(server.address());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!cluster.current().live(server.address())) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(server.address() + " registered but does not see itself in the state");
+      }
+      Thread.sleep(20);
+    }
+    reconciler.submit(() -> reconcile(cluster.current())).get();
+    cluster.addListener(state -> reconciler.execute(() -> reconcile(state)));
     master.start();
     // A copy that failed to open (its primary unreachable, say) is retried with the state as it is then.
     retries.scheduleWithFixedDelay(() -> reconciler.execute(() -> reconcile(cluster.current())), 2, 2,

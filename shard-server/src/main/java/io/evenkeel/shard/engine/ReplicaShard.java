@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -76,9 +77,10 @@ public final class ReplicaShard implements ShardCopy {
   /** Translog generations started at each commit, with the highest sequence number appended before each. */
   private final TreeMap<Long, Long> rolls = new TreeMap<>();
   private long committedCoveredSeqNo = -1;
-  /** The newest version the primary announced, and since when it waits to be searchable here (nanoTime; 0: none). */
+  /** The newest version the primary announced. */
   private volatile long announcedVersion = -1;
-  private volatile long announcedNanos;
+  /** When each announced version not yet searchable here was announced (nanoTime), by version. */
+  private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
 
   private ReplicaShard(int id, Path directory, ShardSettings settings, String primary, String self,
       PeerChannels peers) {
@@ -273,10 +275,8 @@ public final class ReplicaShard implements ShardCopy {
       return; // joining: the join copies the primary's current point
     }
     if (version > announcedVersion) {
-      if (announcedNanos == 0) {
-        announcedNanos = System.nanoTime();
-      }
       announcedVersion = version;
+      announcedAt.putIfAbsent(version, System.nanoTime());
     }
     current.newPoint(pointTerm, version, coveredSeqNo);
   }
@@ -366,17 +366,18 @@ public final class ReplicaShard implements ShardCopy {
     }
   }
 
-  /** How long the newest announced point has waited to be searchable here, in ms; 0 when it is. */
+  /**
+   * The replica's visibility lag: how long the oldest point announced but not yet searchable here has waited, in ms;
+   * 0 when this replica searches the newest announced point.
+   */
   public long lagMillis() throws IOException {
     ShardReplicaNode current = node;
-    if (current == null || announcedNanos == 0) {
+    if (current == null) {
       return 0;
     }
-    if (current.getCurrentSearchingVersion() >= announcedVersion) {
-      announcedNanos = 0;
-      return 0;
-    }
-    return (System.nanoTime() - announcedNanos) / 1_000_000;
+    announcedAt.headMap(current.getCurrentSearchingVersion(), true).clear();
+    Map.Entry<Long, Long> oldest = announcedAt.firstEntry();
+    return oldest == null ? 0 : (System.nanoTime() - oldest.getValue()) / 1_000_000;
   }
 
   @Override

@@ -8,6 +8,7 @@ import com.google.protobuf.ByteString;
 import io.evenkeel.schemas.shard.NewNrtPointRequest;
 import io.evenkeel.schemas.shard.PreCopyMergeRequest;
 import io.evenkeel.schemas.shard.ReplicateRequest;
+import io.grpc.Context;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,11 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   public static final int ALL_IN_SYNC = 0;
   private static final long FORWARD_TIMEOUT_SECONDS = 30;
   private static final long MERGE_COPY_TIMEOUT_MINUTES = 30;
+  /**
+   * Calls to replicas are made outside the gRPC context of the write (or refresh) that caused them: a forward to a
+   * recovering replica outlives the write, which does not wait for it, and would be cancelled with the write's context.
+   */
+  private static final Context DETACHED = Context.ROOT;
 
   /** One replica as its primary knows it. */
   public record Status(String address, boolean inSync, long joinedAtSeqNo) {}
@@ -149,31 +155,13 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     ReplicateRequest request = ReplicateRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
         .setFirstSeqNo(firstSeqNo).setLastSeqNo(lastSeqNo).setBatch(ByteString.copyFrom(batch)).build();
     List<CompletableFuture<Boolean>> acks = new ArrayList<>();
-    for (Replica replica : replicas.values()) {
-      CompletableFuture<Boolean> ack = new CompletableFuture<>();
-      ListenableFuture<?> call = peers.futureStub(replica.address)
-          .withDeadlineAfter(FORWARD_TIMEOUT_SECONDS, TimeUnit.SECONDS).replicate(request);
-      Futures.addCallback(call, new FutureCallback<Object>() {
-        @Override
-        public void onSuccess(Object result) {
-          ack.complete(true);
-        }
-
-        @Override
-        public void onFailure(Throwable t) {
-          DROPS.execute(() -> {
-            try {
-              drop(replica, "forwarding seq nos " + firstSeqNo + ".." + lastSeqNo + " failed: " + t);
-              ack.complete(false);
-            } catch (Exception e) {
-              ack.completeExceptionally(e);
-            }
-          });
-        }
-      }, MoreExecutors.directExecutor());
-      if (replica.inSync) {
-        acks.add(ack);
+    Context previous = DETACHED.attach();
+    try {
+      for (Replica replica : replicas.values()) {
+        forward(replica, request, acks);
       }
+    } finally {
+      DETACHED.detach(previous);
     }
     return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).thenCompose(ignored -> {
       int copies = 1 + (int) acks.stream().filter(CompletableFuture::join).count();
@@ -184,6 +172,36 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     });
   }
 
+  /** Sends {@code request} to one replica; an in-sync replica's answer joins {@code acks}. */
+  private void forward(Replica replica, ReplicateRequest request, List<CompletableFuture<Boolean>> acks) {
+    long firstSeqNo = request.getFirstSeqNo();
+    long lastSeqNo = request.getLastSeqNo();
+    CompletableFuture<Boolean> ack = new CompletableFuture<>();
+    ListenableFuture<?> call = peers.futureStub(replica.address)
+        .withDeadlineAfter(FORWARD_TIMEOUT_SECONDS, TimeUnit.SECONDS).replicate(request);
+    Futures.addCallback(call, new FutureCallback<Object>() {
+      @Override
+      public void onSuccess(Object result) {
+        ack.complete(true);
+      }
+
+      @Override
+      public void onFailure(Throwable t) {
+        DROPS.execute(() -> {
+          try {
+            drop(replica, "forwarding seq nos " + firstSeqNo + ".." + lastSeqNo + " failed: " + t);
+            ack.complete(false);
+          } catch (Exception e) {
+            ack.completeExceptionally(e);
+          }
+        });
+      }
+    }, MoreExecutors.directExecutor());
+    if (replica.inSync) {
+      acks.add(ack);
+    }
+  }
+
   private String notEnoughCopies(int copies) {
     return "shard " + shard + ": only " + copies + " of the " + requiredCopies + " required copies hold the write";
   }
@@ -192,18 +210,28 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   public void publish(long version, long coveredSeqNo) {
     NewNrtPointRequest request = NewNrtPointRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
         .setVersion(version).setCoveredSeqNo(coveredSeqNo).build();
-    for (Replica replica : replicas.values()) {
-      Futures.addCallback(peers.futureStub(replica.address).withDeadlineAfter(10, TimeUnit.SECONDS)
-          .newNrtPoint(request), new FutureCallback<Object>() {
-            @Override
-            public void onSuccess(Object result) {}
-
-            @Override
-            public void onFailure(Throwable t) {
-              LOG.debug("shard {}: announcing version {} to {} failed: {}", shard, version, replica.address, t);
-            }
-          }, MoreExecutors.directExecutor());
+    Context previous = DETACHED.attach();
+    try {
+      for (Replica replica : replicas.values()) {
+        announce(replica, request);
+      }
+    } finally {
+      DETACHED.detach(previous);
     }
+  }
+
+  private void announce(Replica replica, NewNrtPointRequest request) {
+    long version = request.getVersion();
+    Futures.addCallback(peers.futureStub(replica.address).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .newNrtPoint(request), new FutureCallback<Object>() {
+          @Override
+          public void onSuccess(Object result) {}
+
+          @Override
+          public void onFailure(Throwable t) {
+            LOG.debug("shard {}: announcing version {} to {} failed: {}", shard, version, replica.address, t);
+          }
+        }, MoreExecutors.directExecutor());
   }
 
   /** Has every in-sync replica copy a merged segment; a replica that cannot is dropped. */
@@ -213,9 +241,14 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
         .putAllFiles(NrtPoints.toMessages(files)).build();
     List<Replica> targets = replicas.values().stream().filter(r -> r.inSync).toList();
     List<ListenableFuture<?>> copies = new ArrayList<>();
-    for (Replica replica : targets) {
-      copies.add(peers.futureStub(replica.address).withDeadlineAfter(MERGE_COPY_TIMEOUT_MINUTES, TimeUnit.MINUTES)
-          .preCopyMerge(request));
+    Context previous = DETACHED.attach();
+    try {
+      for (Replica replica : targets) {
+        copies.add(peers.futureStub(replica.address).withDeadlineAfter(MERGE_COPY_TIMEOUT_MINUTES, TimeUnit.MINUTES)
+            .preCopyMerge(request));
+      }
+    } finally {
+      DETACHED.detach(previous);
     }
     for (int i = 0; i < targets.size(); i++) {
       try {

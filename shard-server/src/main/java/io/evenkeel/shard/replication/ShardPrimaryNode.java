@@ -40,7 +40,12 @@ public final class ShardPrimaryNode extends PrimaryNode {
   @Override
   protected void preCopyMergedSegmentFiles(SegmentCommitInfo info, Map<String, FileMetaData> files)
       throws IOException {
-    mergeCopier.preCopy(files);
+    // Null while PrimaryNode's constructor runs (it installs the warmer first): a merge that ends then has no
+    // replica to copy to yet.
+    MergeCopier copier = mergeCopier;
+    if (copier != null) {
+      copier.preCopy(files);
+    }
   }
 
   /** The commit user data that lets a replica started on this directory tell which primary wrote it. */

@@ -171,6 +171,9 @@ public final class ShardServer implements ShardHolder, Closeable {
       return;
     }
     if (held instanceof ReplicaShard replica) {
+      // Removed first: a promotion that fails has closed the replica, and the next attempt opens the directory
+      // as a primary, replaying the translog the replica kept.
+      shards.remove(shard);
       shards.put(shard, replica.promote(term, scheduler, replicasOf(shard, term)));
       return;
     }
