@@ -214,8 +214,8 @@ class LocalStackIT {
   }
 
   /**
-   * The README's first command (its default layout: one shard server with 8 shards), stopping by itself: the
-   * replayer's rows reach the shards, and nothing is left.
+   * The README's first command (its default layout: two shard servers, 8 shards with a replica each), stopping by
+   * itself: the replayer's rows reach the shards, every replica is in sync, and nothing is left.
    */
   @Test
   void theReplayedStackRunsForItsDurationAndStopsByItself() throws Exception {
@@ -231,9 +231,10 @@ class LocalStackIT {
         "--duration", "40s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
     awaitOutput("Evenkeel is ready", 180);
     List<ProcessHandle> children = stack.descendants().toList();
-    assertThat(children).as("zookeeper, kafka, a shard server, ingest job, query service, replayer")
-        .hasSizeGreaterThanOrEqualTo(6);
-    assertThat(String.join("\n", output)).contains("shard-server-0  ready").doesNotContain("shard-server-1");
+    assertThat(children).as("zookeeper, kafka, two shard servers, ingest job, query service, replayer")
+        .hasSizeGreaterThanOrEqualTo(7);
+    assertThat(String.join("\n", output)).contains("shard-server-0  ready").contains("shard-server-1  ready")
+        .doesNotContain("shard-server-2");
     assertFlinkUiIsViewOnly(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3));
 
     // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
@@ -259,9 +260,66 @@ class LocalStackIT {
     long lastDocs = output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
     assertThat(lastDocs).as("documents in the last status line").isPositive();
+    assertThat(all).contains("8 primaries, 8 replicas (8 in sync");
     for (ProcessHandle child : children) {
       assertThat(child.isAlive()).as("process %d after --duration", child.pid()).isFalse();
     }
+  }
+
+  /**
+   * The whole pipeline through a failover: a shard server is killed with -9 while {@code load --wait} runs; the
+   * replicas of its primaries take over, the load completes with every row searchable exactly once, and the server,
+   * restarted by the launcher, rejoins as a replica and gets in sync.
+   */
+  @Test
+  void aShardServerKilledUnderLoadLosesNoRow() throws Exception {
+    int base = freeBasePort();
+    Path data = dir.resolve("data");
+    startStack("local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+        "--status-interval", "2s");
+    awaitOutput("Evenkeel is ready", 180);
+    awaitOutput("8 primaries, 8 replicas (8 in sync", 60);
+    int rows = 40_000;
+    Path file = dir.resolve("failover.jsonl");
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
+      for (int i = 0; i < rows; i++) {
+        out.println(row(2_000 + i % 300, i, 0));
+      }
+    }
+    ProcessHandle victim = stack.descendants().filter(p -> p.info().commandLine().orElse("")
+        .contains("--port " + (base + 10))).findFirst().orElseThrow();
+    Run[] load = new Run[1];
+    long started = System.nanoTime();
+    Thread loader = new Thread(() -> {
+      try {
+        load[0] = evenkeel("load", file.toString(), "--data-dir", data.toString(), "--wait");
+      } catch (Exception e) {
+        load[0] = new Run(-1, e.toString());
+      }
+    });
+    loader.start();
+    Thread.sleep(1_500);
+    new ProcessBuilder("kill", "-9", Long.toString(victim.pid())).start().waitFor(10, TimeUnit.SECONDS);
+    loader.join(TimeUnit.MINUTES.toMillis(4));
+    assertThat(load[0]).as("load --wait returned").isNotNull();
+    assertThat(load[0].exitCode).as(load[0].output).isEqualTo(0);
+    assertThat(load[0].output).contains("all 40,000 loaded rows searchable");
+    System.out.printf("failover under load: %,d rows loaded and searchable in %.1f s with shard-server-0 killed "
+        + "1.5 s in%n", rows, (System.nanoTime() - started) / 1e9);
+    JsonNode counted = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
+    assertThat(counted.get(0).get(0).asLong()).as("every row exactly once").isEqualTo(rows);
+    assertThat(counted.get(0).get(1).asLong()).isEqualTo(rows);
+    assertThat(String.join("\n", output)).contains("shard-server-0 died");
+    awaitOutput("shard-server-0 restarted", 90);
+    int restartedAt = output.size();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (output.subList(restartedAt, output.size()).stream().noneMatch(l -> l.contains("8 replicas (8 in sync"))) {
+      assertThat(System.nanoTime()).as("the restarted server's replicas get in sync; output:\n%s",
+          String.join("\n", output)).isLessThan(deadline);
+      Thread.sleep(500);
+    }
+    new ProcessBuilder("kill", "-INT", Long.toString(stack.pid())).start().waitFor(10, TimeUnit.SECONDS);
+    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
   }
 
   private static String row(long tenant, long row, int revision) {
@@ -404,8 +462,14 @@ class LocalStackIT {
   }
 
   /** The rows of a query run through {@code evenkeel sql --json}. */
+  /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
   private JsonNode sql(Path data, String query) throws Exception {
-    Run run = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key-file", adminKey.toString(), query);
+    List<String> args = new ArrayList<>(List.of("sql", "--json", "--data-dir", data.toString()));
+    if (adminKey != null) {
+      args.addAll(List.of("--key-file", adminKey.toString()));
+    }
+    args.add(query);
+    Run run = evenkeel(args.toArray(String[]::new));
     assertThat(run.exitCode).as(run.output).isEqualTo(0);
     return new ObjectMapper().readTree(run.output).get("rows");
   }
