@@ -20,7 +20,7 @@ import java.util.List;
  * Evenkeel as a user runs it: {@code bin/evenkeel local --no-replay} on free loopback ports with its own data
  * directory, {@code bin/evenkeel load FILE --wait}, and SQL over HTTP to the query service.
  */
-final class EvenkeelPeer implements AutoCloseable {
+public final class EvenkeelPeer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(240);
 
@@ -30,27 +30,45 @@ final class EvenkeelPeer implements AutoCloseable {
   private final String sqlUrl;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-  private EvenkeelPeer(Path repo, Path dataDir, ChildProcess stack, String sqlUrl) {
+  private final int basePort;
+
+  private EvenkeelPeer(Path repo, Path dataDir, ChildProcess stack, int basePort) {
     this.repo = repo;
     this.dataDir = dataDir;
     this.stack = stack;
-    this.sqlUrl = sqlUrl;
+    this.basePort = basePort;
+    this.sqlUrl = "http://127.0.0.1:" + (basePort + 4) + "/sql";
   }
 
-  /** Starts the local stack ({@code shardServers} servers, {@code shards} shards) and waits until it is ready. */
+  /**
+   * Starts the local stack ({@code shardServers} servers, {@code shards} shards, no replicas: the peer, one
+   * OpenSearch node, has none) and waits until it is ready.
+   */
   static EvenkeelPeer start(Path repo, Path dataDir, int shardServers, int shards)
       throws IOException, InterruptedException {
+    return start(repo, dataDir, List.of("--shard-servers", Integer.toString(shardServers), "--shards",
+        Integer.toString(shards), "--replicas", "0"));
+  }
+
+  /** Starts {@code bin/evenkeel local --no-replay} with {@code localArgs} and waits until it is ready. */
+  public static EvenkeelPeer start(Path repo, Path dataDir, List<String> localArgs)
+      throws IOException, InterruptedException {
     int base = freeBasePort();
-    List<String> command = List.of(repo.resolve("bin/evenkeel").toString(), "local", "--no-replay",
-        "--base-port", Integer.toString(base), "--data-dir", dataDir.toString(), "--shard-servers",
-        Integer.toString(shardServers), "--shards", Integer.toString(shards), "--status-interval", "10s");
+    List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString(), "local", "--no-replay",
+        "--base-port", Integer.toString(base), "--data-dir", dataDir.toString(), "--status-interval", "10s"));
+    command.addAll(localArgs);
     ChildProcess stack = ChildProcess.start("evenkeel", command, dataDir.resolveSibling("evenkeel-local.log"));
     stack.awaitReady(READY_TIMEOUT, () -> Files.readString(stack.log()).contains("Evenkeel is ready"));
-    return new EvenkeelPeer(repo, dataDir, stack, "http://127.0.0.1:" + (base + 4) + "/sql");
+    return new EvenkeelPeer(repo, dataDir, stack, base);
+  }
+
+  /** The stack's first port: ZooKeeper listens there, shard server i on +10+i. */
+  public int basePort() {
+    return basePort;
   }
 
   /** Runs {@code bin/evenkeel load FILE --wait}: returns once every row is searchable, or throws with its output. */
-  void loadAndWait(Path rows) throws IOException, InterruptedException {
+  public void loadAndWait(Path rows) throws IOException, InterruptedException {
     Process load = new ProcessBuilder(repo.resolve("bin/evenkeel").toString(), "load", rows.toString(), "--wait",
         "--data-dir", dataDir.toString()).redirectErrorStream(true).start();
     String output = new String(load.getInputStream().readAllBytes());
@@ -75,7 +93,7 @@ final class EvenkeelPeer implements AutoCloseable {
   }
 
   /** The local stack's processes (the launcher and its children), for CPU accounting. */
-  List<ProcessHandle> processes() {
+  public List<ProcessHandle> processes() {
     List<ProcessHandle> all = new ArrayList<>();
     ProcessHandle.of(stack.pid()).ifPresent(launcher -> {
       all.add(launcher);

@@ -232,58 +232,19 @@ public final class PeerBenchmark implements Callable<Integer> {
 
   private static Load evenkeelLoad(EvenkeelPeer evenkeel, Path file, int rows) throws Exception {
     List<ProcessHandle> processes = evenkeel.processes();
-    Map<String, Duration> cpuBefore = cpu(processes);
+    Map<String, Duration> cpuBefore = ProcessCpu.of(processes);
     double machineCpu = machineCpuSeconds();
     long started = System.nanoTime();
     evenkeel.loadAndWait(file);
     double seconds = (System.nanoTime() - started) / 1e9;
-    Map<String, Duration> cpuAfter = cpu(processes);
-    Map<String, Double> cpuSeconds = new LinkedHashMap<>();
-    cpuAfter.forEach((name, after) -> cpuSeconds.merge(name,
-        (after.toMillis() - cpuBefore.getOrDefault(name, Duration.ZERO).toMillis()) / 1e3, Double::sum));
+    Map<String, Double> cpuSeconds = ProcessCpu.between(cpuBefore, ProcessCpu.of(processes));
     System.out.printf(Locale.ROOT, "Evenkeel: %,d rows loaded and searchable in %.1f s (bin/evenkeel load --wait)%n",
         rows, seconds);
     return new Load(rows, seconds, cpuSeconds, machineCpuSeconds() - machineCpu);
   }
 
-  /** CPU seconds all processes of the machine have spent since boot (/proc/stat: all but idle and iowait). */
   private static double machineCpuSeconds() throws IOException {
-    String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-    long busy = 0;
-    for (int i = 1; i < fields.length && i <= 8; i++) {
-      if (i != 4 && i != 5) {
-        busy += Long.parseLong(fields[i]);
-      }
-    }
-    return busy / 100.0; // USER_HZ
-  }
-
-  /** CPU time so far of each process, by a name from its command line (its main class or jar) and its PID. */
-  private static Map<String, Duration> cpu(List<ProcessHandle> processes) throws IOException {
-    Map<String, Duration> cpu = new LinkedHashMap<>();
-    for (ProcessHandle process : processes) {
-      Optional<Duration> time = process.info().totalCpuDuration();
-      if (time.isPresent()) {
-        cpu.put(name(process.pid()) + " (" + process.pid() + ")", time.get());
-      }
-    }
-    return cpu;
-  }
-
-  /** The last main class or jar of a process's command line ({@code /proc/<pid>/cmdline}), else "java". */
-  private static String name(long pid) throws IOException {
-    Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
-    List<String> args = Files.exists(cmdline) ? List.of(Files.readString(cmdline).split("\u0000")) : List.of();
-    for (int i = args.size() - 1; i > 0; i--) {
-      String arg = args.get(i);
-      if (args.get(i - 1).equals("-jar")) {
-        return Path.of(arg).getFileName().toString();
-      }
-      if (arg.matches("[a-z]\\w*(\\.[a-z]\\w*)*\\.[A-Z]\\w*") && !args.get(i - 1).startsWith("-")) {
-        return arg.substring(arg.lastIndexOf('.') + 1);
-      }
-    }
-    return "java";
+    return ProcessCpu.machineSeconds();
   }
 
   private Result report(Result result) throws IOException {

@@ -16,7 +16,7 @@ import java.util.List;
  * JSON object with the table's column names (price as a decimal string), as {@code bin/evenkeel load} reads them and
  * OpenSearch indexes them.
  */
-final class PeerRows {
+public final class PeerRows {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<TransactionLogChange> rows;
@@ -25,7 +25,7 @@ final class PeerRows {
     this.rows = rows;
   }
 
-  static PeerRows generate(long seed, int count, int tenants) {
+  public static PeerRows generate(long seed, int count, int tenants) {
     RowGenerator generator = new RowGenerator(seed, tenants, 1.0);
     List<TransactionLogChange> rows = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
@@ -39,13 +39,13 @@ final class PeerRows {
   }
 
   /** The rows again with {@code offset} added to each row id: new rows of the same tenants and times. */
-  PeerRows shifted(long offset) {
+  public PeerRows shifted(long offset) {
     return new PeerRows(rows.stream().map(row -> TransactionLogChange.newBuilder(row)
         .setRowId(row.getRowId() + offset).build()).toList());
   }
 
   /** One JSON object per line, as {@code bin/evenkeel load} reads them. */
-  void writeJsonLines(Path file) throws IOException {
+  public void writeJsonLines(Path file) throws IOException {
     try (BufferedWriter out = Files.newBufferedWriter(file)) {
       for (TransactionLogChange row : rows) {
         out.write(JSON.writeValueAsString(json(row)));

@@ -47,6 +47,11 @@ public final class LocalCommand implements Callable<Integer> {
       + "directory; 0 when a recorded layout has a single server).")
   Integer replicas;
 
+  @Option(names = "--replication", defaultValue = "physical",
+      description = "physical: replicas copy the primary's segment files; logical: they index every change themselves "
+          + "(to compare; default: ${DEFAULT-VALUE}).")
+  String replication;
+
   @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L or dynamic (default: ${DEFAULT-VALUE}).")
   String policy;
 
@@ -250,6 +255,9 @@ public final class LocalCommand implements Callable<Integer> {
         : Math.max(1, (replicas == null ? 1 : replicas) + 1);
     StackLayout layout = StackLayout.choose(shards, servers, recorded);
     int copies = replicas != null ? replicas : Math.min(1, layout.shardServers() - 1);
+    if (!replication.equals("physical") && !replication.equals("logical")) {
+      throw new UserError("--replication is physical or logical; got: " + replication);
+    }
     if (copies < 0 || copies >= layout.shardServers()) {
       throw new UserError("--replicas " + copies + " needs at least " + (copies + 1) + " shard servers (a shard's "
           + "copies never share one); got " + layout.shardServers() + (copies < 0 ? "; and it must be >= 0" : ""));
@@ -282,7 +290,7 @@ public final class LocalCommand implements Callable<Integer> {
       throw new UserError("--api-keys: cannot read " + apiKeys);
     }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies);
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication);
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

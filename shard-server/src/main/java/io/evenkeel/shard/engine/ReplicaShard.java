@@ -1,5 +1,9 @@
 package io.evenkeel.shard.engine;
 
+import io.evenkeel.schemas.ShardWriteBatch;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.MalformedRecordException;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.AddReplicaRequest;
 import io.evenkeel.schemas.shard.AddReplicaResponse;
 import io.evenkeel.schemas.shard.ReplicaHeartbeatRequest;
@@ -20,6 +24,7 @@ import io.evenkeel.shard.translog.Translog;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,9 +54,14 @@ import org.slf4j.LoggerFactory;
  * in sync once it searches that point. Promoted, it replays its translog into a primary ({@link #promote}).
  *
  * <p>Its translog holds the writes since it joined; a commit of the copied segments trims the part they hold.
+ *
+ * <p>With {@link ShardSettings#logicalReplication()} the replica copies files only once, when it joins; then it opens
+ * an index writer on them, applies the writes forwarded since the join and indexes every later one itself (Elastic-
+ * search's way, kept to compare against).
  */
 public final class ReplicaShard implements ShardCopy {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaShard.class);
+  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
   private static final long CALL_TIMEOUT_SECONDS = 10;
   private static final long HEARTBEAT_MILLIS = 1_000;
   /** How long a batch waits for the batches before it; past that the replica has lost one and joins again. */
@@ -70,6 +80,12 @@ public final class ReplicaShard implements ShardCopy {
   private final Thread joiner;
   private Translog translog;
   private volatile ShardReplicaNode node;
+  /** Logical replication, once the files of the join's point are copied: the replica's own index. */
+  private volatile ShardIndex applied;
+  /** The primary's point at this replica's join: what its heartbeat reports once it applies writes itself. */
+  private volatile long joinVersion;
+  /** When the oldest write applied to {@link #applied} but not yet searchable was applied (nanoTime; 0: none). */
+  private volatile long firstUnrefreshedNanos;
   private volatile State state = State.JOINING;
   private long term;
   /** The sequence number the next forwarded batch must start at. */
@@ -111,6 +127,10 @@ public final class ReplicaShard implements ShardCopy {
       replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::syncQuietly, settings.syncIntervalMs(),
           settings.syncIntervalMs(), TimeUnit.MILLISECONDS));
     }
+    if (settings.logicalReplication()) {
+      replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::refreshAppliedQuietly,
+          settings.refreshIntervalMs(), settings.refreshIntervalMs(), TimeUnit.MILLISECONDS));
+    }
     return replica;
   }
 
@@ -144,6 +164,8 @@ public final class ReplicaShard implements ShardCopy {
         LOG.info("shard {}: joining primary {} failed ({}); retrying in {} ms", id, primary, e.getMessage(), backoff);
       } catch (RuntimeException e) {
         LOG.warn("shard {}: joining primary {} failed; retrying in {} ms", id, primary, backoff, e);
+      } catch (InterruptedException e) {
+        return; // closing
       }
       try {
         Thread.sleep(backoff);
@@ -154,11 +176,18 @@ public final class ReplicaShard implements ShardCopy {
     }
   }
 
-  private void joinOnce() throws IOException {
+  private void joinOnce() throws IOException, InterruptedException {
     ShardReplicaNode previous = node;
-    if (previous != null) {
+    ShardIndex previouslyApplied = applied;
+    if (previous != null || previouslyApplied != null) {
       node = null;
-      previous.close();
+      applied = null;
+      if (previous != null) {
+        previous.close();
+      }
+      if (previouslyApplied != null) {
+        previouslyApplied.close();
+      }
       resetTranslog();
     }
     AddReplicaResponse joined;
@@ -177,23 +206,94 @@ public final class ReplicaShard implements ShardCopy {
         ShardSearcher.factory(), primaryStub);
     started.start(joined.getPrimaryTerm(), -1);
     started.newPoint(joined.getPrimaryTerm(), joined.getVersion(), joined.getNextSeqNo() - 1);
+    joinVersion = joined.getVersion();
     node = started;
     LOG.info("shard {}: joined primary {} in term {} at seq no {}; copying version {}", id, primary,
         joined.getPrimaryTerm(), joined.getNextSeqNo(), joined.getVersion());
+    if (settings.logicalReplication()) {
+      applyFromNowOn(started);
+    }
     heartbeat();
+  }
+
+  /**
+   * Logical replication: once the join's point is copied, opens an index writer on it, applies the writes forwarded
+   * since the join (in the translog) and from then on indexes every forwarded write.
+   */
+  private void applyFromNowOn(ShardReplicaNode copier) throws IOException, InterruptedException {
+    while (copier.getCurrentSearchingVersion() < joinVersion) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    synchronized (lock) {
+      copier.commit();
+      node = null;
+      copier.close();
+      ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(),
+          settings.hotAttributes(), new PrimaryTerm(term, -1), files -> {});
+      long[] replayed = new long[1];
+      translog.replay(1, record -> {
+        try {
+          replayed[0] += apply(index, record.firstSeqNo(), record.payload());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      index.refresh();
+      applied = index;
+      LOG.info("shard {}: logical replica indexes from seq no {} on ({} forwarded changes applied after the copy)",
+          id, nextSeqNo, replayed[0]);
+    }
+  }
+
+  /** Indexes a forwarded batch into the logical replica's own index; answers how many changes it held. */
+  private int apply(ShardIndex index, long firstSeqNo, byte[] batch) throws IOException {
+    ShardWriteBatch decoded;
+    try {
+      decoded = BATCHES.decode(batch);
+    } catch (MalformedRecordException e) {
+      throw new IOException("shard " + id + ": a forwarded batch at seq no " + firstSeqNo + " does not decode", e);
+    }
+    long seqNo = firstSeqNo;
+    for (TransactionLogChange change : decoded.getChanges()) {
+      index.apply(change, seqNo++);
+    }
+    if (firstUnrefreshedNanos == 0 && !decoded.getChanges().isEmpty()) {
+      firstUnrefreshedNanos = System.nanoTime();
+    }
+    return decoded.getChanges().size();
+  }
+
+  private void refreshAppliedQuietly() {
+    ShardIndex index = applied;
+    if (index == null) {
+      return;
+    }
+    try {
+      long before = firstUnrefreshedNanos;
+      index.refresh();
+      if (firstUnrefreshedNanos == before) {
+        firstUnrefreshedNanos = 0;
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.error("shard {}: logical replica refresh failed", id, e);
+    }
   }
 
   private void heartbeat() {
     ShardReplicaNode current = node;
-    if (current == null || state == State.CLOSED) {
+    if ((current == null && applied == null) || state == State.CLOSED) {
       return;
     }
     try {
-      long searching = current.getCurrentSearchingVersion();
+      // A logical replica holds every write from its join's point on once it applies them itself.
+      long searching = current == null ? joinVersion : current.getCurrentSearchingVersion();
       ReplicaHeartbeatResponse answer = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS)
           .replicaHeartbeat(ReplicaHeartbeatRequest.newBuilder().setShard(id).setHost(host(self))
               .setPort(port(self)).setPrimaryTerm(term).setSearchingVersion(searching).build());
-      if (answer.getVersion() > searching && announcedVersion < answer.getVersion()) {
+      if (current != null && answer.getVersion() > searching && announcedVersion < answer.getVersion()) {
         // A missed announcement: copy the primary's point now.
         current.newNRTPoint(term, answer.getVersion());
       }
@@ -251,6 +351,10 @@ public final class ReplicaShard implements ShardCopy {
         return; // already appended (a retried forward) or before the join
       }
       translog.append(firstSeqNo, batch);
+      ShardIndex index = applied;
+      if (index != null) {
+        apply(index, firstSeqNo, batch);
+      }
       nextSeqNo = lastSeqNo + 1;
       lock.notifyAll();
     }
@@ -271,8 +375,8 @@ public final class ReplicaShard implements ShardCopy {
   /** The primary announced a point: copy it in the background. */
   public void newPoint(long pointTerm, long version, long coveredSeqNo) throws IOException {
     ShardReplicaNode current = node;
-    if (current == null || pointTerm != term) {
-      return; // joining: the join copies the primary's current point
+    if (current == null || pointTerm != term || settings.logicalReplication()) {
+      return; // joining (the join copies the primary's current point), or indexing by itself
     }
     if (version > announcedVersion) {
       announcedVersion = version;
@@ -283,6 +387,9 @@ public final class ReplicaShard implements ShardCopy {
 
   /** Copies a merged segment's files ahead of the point that will name them. */
   public void preCopyMerge(long pointTerm, Map<String, FileMetaData> files) throws IOException, InterruptedException {
+    if (settings.logicalReplication()) {
+      return; // it merges its own segments
+    }
     ShardReplicaNode current = node;
     if (current == null || pointTerm != term) {
       throw new IllegalStateException("shard " + id + "'s replica is not following term " + pointTerm);
@@ -325,7 +432,8 @@ public final class ReplicaShard implements ShardCopy {
 
   @Override
   public ReferenceManager<IndexSearcher> searchers() {
-    return started().getSearcherManager();
+    ShardIndex index = applied;
+    return index != null ? index.searchers() : started().getSearcherManager();
   }
 
   @Override
@@ -354,6 +462,11 @@ public final class ReplicaShard implements ShardCopy {
   /** Waits (up to 10 s) until this replica searches the newest point its primary announced. */
   @Override
   public void refresh() throws IOException {
+    ShardIndex index = applied;
+    if (index != null) {
+      index.refresh();
+      return;
+    }
     ShardReplicaNode current = started();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (current.getCurrentSearchingVersion() < announcedVersion && System.nanoTime() < deadline) {
@@ -371,6 +484,10 @@ public final class ReplicaShard implements ShardCopy {
    * 0 when this replica searches the newest announced point.
    */
   public long lagMillis() throws IOException {
+    if (applied != null) {
+      long first = firstUnrefreshedNanos;
+      return first == 0 ? 0 : (System.nanoTime() - first) / 1_000_000;
+    }
     ShardReplicaNode current = node;
     if (current == null) {
       return 0;
@@ -390,9 +507,8 @@ public final class ReplicaShard implements ShardCopy {
     synchronized (lock) {
       stats.setMaxSeqNo(nextSeqNo - 1).setCommittedSeqNo(committedCoveredSeqNo);
     }
-    ShardReplicaNode current = node;
-    if (current != null) {
-      ReferenceManager<IndexSearcher> searchers = current.getSearcherManager();
+    if (node != null || applied != null) {
+      ReferenceManager<IndexSearcher> searchers = searchers();
       IndexSearcher searcher = searchers.acquire();
       try {
         int tombstones = searcher.count(new TermQuery(new Term(IndexFields.TOMBSTONE, "T")));
@@ -410,6 +526,22 @@ public final class ReplicaShard implements ShardCopy {
    * generation goes once a commit covers the highest sequence number appended before the next one started.
    */
   public void commit() throws IOException {
+    ShardIndex index = applied;
+    if (index != null) {
+      long generation;
+      long seqNo;
+      synchronized (lock) {
+        generation = translog.rollGeneration();
+        seqNo = nextSeqNo - 1;
+      }
+      index.commit(Map.of(ShardIndex.COMMIT_TRANSLOG_GENERATION, Long.toString(generation),
+          ShardIndex.COMMIT_MAX_SEQ_NO, Long.toString(seqNo)));
+      translog.deleteGenerationsBefore(generation);
+      synchronized (lock) {
+        committedCoveredSeqNo = seqNo;
+      }
+      return;
+    }
     ShardReplicaNode current = node;
     if (current == null) {
       return;
@@ -455,6 +587,25 @@ public final class ReplicaShard implements ShardCopy {
    * acknowledged write.
    */
   public Shard promote(long newTerm, ScheduledExecutorService scheduler, Replicas replicas) throws IOException {
+    ShardIndex index = applied;
+    if (index != null) {
+      // Logical: its own index and translog are a primary's; it reopens as one, replaying the uncommitted tail.
+      closeSchedules();
+      long lastSeqNo;
+      synchronized (lock) {
+        lastSeqNo = nextSeqNo - 1;
+      }
+      commit();
+      synchronized (lock) {
+        state = State.CLOSED;
+        lock.notifyAll();
+      }
+      applied = null;
+      index.close();
+      translog.close();
+      LOG.info("shard {}: logical replica promoted to primary in term {} (seq no {})", id, newTerm, lastSeqNo);
+      return Shard.open(id, directory, settings, scheduler, new PrimaryTerm(newTerm, -1), replicas, lastSeqNo);
+    }
     ShardReplicaNode current = started();
     long searchingVersion = current.getCurrentSearchingVersion();
     long lastSeqNo;
@@ -490,8 +641,14 @@ public final class ReplicaShard implements ShardCopy {
     }
     closeSchedules();
     ShardReplicaNode current = node;
+    ShardIndex index = applied;
     node = null;
     try {
+      if (index != null) {
+        commit();
+        applied = null;
+        index.close();
+      }
       if (current != null) {
         current.commit();
         current.close();

@@ -14,10 +14,18 @@ import java.util.Set;
  * @param hotAttributes attribute keys indexed as keyword fields {@code attr.<key>} (frequency-based indexing); the
  *     other keys stay only in the stored row. The list applies to rows indexed after it is set: change it only on
  *     new shards, or reindex
+ * @param logicalReplication replicas on this server index every forwarded change themselves instead of copying the
+ *     primary's segment files (for comparison: physical replication is the default)
  */
 public record ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
-    double ramBufferMb, Set<String> hotAttributes) {
+    double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
+
+  /** Settings with physical replication. */
+  public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
+      double ramBufferMb, Set<String> hotAttributes) {
+    this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb, hotAttributes, false);
+  }
 
   /** Settings without hot attribute keys. */
   public ShardSettings(

@@ -80,6 +80,12 @@ public final class ShardServerMain implements Callable<Integer> {
           + "127.0.0.1:7710=0-7. The replica copies the primary's segment files and receives its writes.")
   List<String> replicaOf = List.of();
 
+  @Option(names = "--replication", defaultValue = "physical",
+      description = "How this server's replicas follow their primaries: physical (copy the primary's segment files; "
+          + "they never index) or logical (index every forwarded change themselves, for comparison). Default: "
+          + "${DEFAULT-VALUE}.")
+  String replication;
+
   @Option(names = "--wait-for-copies", defaultValue = "all",
       description = "How many copies of a shard (its primary included) hold a write before it is acknowledged: "
           + "all (every in-sync copy, the default: a promoted replica then holds every acknowledged write) or a "
@@ -158,8 +164,13 @@ public final class ShardServerMain implements Callable<Integer> {
   public Integer call() throws Exception {
     Set<String> hot = new TreeSet<>();
     hotAttributes.stream().map(String::strip).filter(key -> !key.isEmpty()).forEach(hot::add);
+    boolean logical = switch (replication) {
+      case "physical" -> false;
+      case "logical" -> true;
+      default -> throw new IllegalArgumentException("--replication is physical or logical; got: " + replication);
+    };
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
-        commitIntervalMs, ramBufferMb, hot);
+        commitIntervalMs, ramBufferMb, hot, logical);
     ServerTls tls = tls();
     Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
     Map<Integer, String> replicaShards = parseReplicaOf(replicaOf);

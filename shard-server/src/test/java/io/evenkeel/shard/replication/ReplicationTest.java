@@ -62,8 +62,14 @@ class ReplicationTest {
 
   private ShardServer start(String name, Set<Integer> primaries, Map<Integer, String> replicaOf, long refreshMs)
       throws Exception {
+    return start(name, primaries, replicaOf, refreshMs, false);
+  }
+
+  private ShardServer start(String name, Set<Integer> primaries, Map<Integer, String> replicaOf, long refreshMs,
+      boolean logical) throws Exception {
     ShardServer server = new ShardServer(dir.resolve(name), primaries, replicaOf, Replicas.ALL_IN_SYNC,
-        new ShardSettings(Durability.REQUEST, 200, refreshMs, 1_000, 16), new InetSocketAddress("127.0.0.1", 0), null);
+        new ShardSettings(Durability.REQUEST, 200, refreshMs, 1_000, 16, Set.of(), logical),
+        new InetSocketAddress("127.0.0.1", 0), null);
     server.start();
     servers.add(server);
     return server;
@@ -227,6 +233,35 @@ class ReplicationTest {
     // Two refresh intervals, plus slack for a shared 2-core machine that also runs the merge.
     assertThat(median).isLessThan(2 * refreshMs + 600);
     awaitTrue(() -> stats(onReplica).getSegments() == stats(onPrimary).getSegments());
+  }
+
+  /**
+   * Logical replication: the replica copies the files once, when it joins, then indexes every forwarded write itself.
+   * Its segments differ from the primary's, its answers do not; promoted, it keeps every acknowledged write.
+   */
+  @Test
+  void aLogicalReplicaIndexesItselfAndAnswersAsItsPrimary() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 100);
+    ShardServiceBlockingStub onPrimary = stub(primary);
+    Random random = new Random(5);
+    write(onPrimary, random, 0, 4_000);
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 100, true);
+    ShardServiceBlockingStub onReplica = stub(replica);
+    awaitTrue(() -> stats(onReplica).getRole().equals("REPLICA"));
+    write(onPrimary, random, 4_000, 12_000);
+    primary.primary(SHARD).refresh();
+    awaitTrue(() -> count(onReplica) == liveRows(0, 12_000));
+    for (int i = 0; i < 100; i++) {
+      Query query = randomQuery(random);
+      assertThat(search(onReplica, query)).as("query %s", query).isEqualTo(search(onPrimary, query));
+    }
+    long term = stats(onPrimary).getPrimaryTerm();
+    servers.remove(primary);
+    primary.close();
+    replica.promote(SHARD, term + 1);
+    write(stub(replica), random, 12_000, 13_000);
+    replica.primary(SHARD).refresh();
+    assertThat(count(stub(replica))).isEqualTo(liveRows(0, 13_000));
   }
 
   @Test
