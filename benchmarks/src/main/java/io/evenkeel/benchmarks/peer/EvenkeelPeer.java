@@ -57,7 +57,9 @@ public final class EvenkeelPeer implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString(), "local", "--no-replay",
         "--base-port", Integer.toString(base), "--data-dir", dataDir.toString(), "--status-interval", "10s"));
     command.addAll(localArgs);
-    ChildProcess stack = ChildProcess.start("evenkeel", command, dataDir.resolveSibling("evenkeel-local.log"));
+    // A log per stack: readiness is read from it, so an earlier run's lines must not be in it.
+    ChildProcess stack = ChildProcess.start("evenkeel", command,
+        dataDir.resolveSibling(dataDir.getFileName() + "-evenkeel-local.log"));
     stack.awaitReady(READY_TIMEOUT, () -> Files.readString(stack.log()).contains("Evenkeel is ready"));
     return new EvenkeelPeer(repo, dataDir, stack, base);
   }

@@ -9,6 +9,7 @@ import io.evenkeel.router.cluster.ClusterStateClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.ShardCopies;
+import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.awt.Color;
 import java.io.IOException;
@@ -80,6 +81,7 @@ public final class ReplicationBenchmark implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    AvroTrust.install();
     System.exit(new CommandLine(new ReplicationBenchmark()).execute(args));
   }
 

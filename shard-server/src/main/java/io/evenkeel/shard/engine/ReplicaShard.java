@@ -426,10 +426,6 @@ public final class ReplicaShard implements ShardCopy {
     return primary;
   }
 
-  public boolean inSync() {
-    return state == State.IN_SYNC;
-  }
-
   @Override
   public ReferenceManager<IndexSearcher> searchers() {
     ShardIndex index = applied;

@@ -12,6 +12,8 @@ import org.apache.lucene.replicator.nrt.CopyJob;
 import org.apache.lucene.replicator.nrt.CopyOneFile;
 import org.apache.lucene.replicator.nrt.CopyState;
 import org.apache.lucene.replicator.nrt.FileMetaData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Copies one set of files from the primary over {@link RemoteFileInput}: the files of a new NRT point, or of a merged
@@ -19,6 +21,7 @@ import org.apache.lucene.replicator.nrt.FileMetaData;
  * merged segment never holds back a small fresh one.
  */
 final class GrpcCopyJob extends CopyJob {
+  private static final Logger LOG = LoggerFactory.getLogger(GrpcCopyJob.class);
   private final ShardReplicaNode replica;
   private final ReplicationServiceBlockingStub primary;
   private final int shard;
@@ -130,7 +133,8 @@ final class GrpcCopyJob extends CopyJob {
       primary.withDeadlineAfter(5, TimeUnit.SECONDS)
           .releaseCopyState(ReleaseCopyStateRequest.newBuilder().setShard(shard).setSession(session).build());
     } catch (RuntimeException e) {
-      replica.message("release of copy state session " + session + " failed (its lease will end): " + e);
+      LOG.debug("shard {}: releasing copy state session {} failed (its lease will end): {}", shard, session,
+          e.toString());
     }
   }
 

@@ -45,7 +45,7 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   private static final Context DETACHED = Context.ROOT;
 
   /** One replica as its primary knows it. */
-  public record Status(String address, boolean inSync, long joinedAtSeqNo) {}
+  public record Status(String address, boolean inSync) {}
 
   private static final class Replica {
     final String address;
@@ -281,6 +281,6 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   }
 
   public List<Status> status() {
-    return replicas.values().stream().map(r -> new Status(r.address, r.inSync, r.joinSeqNo)).toList();
+    return replicas.values().stream().map(r -> new Status(r.address, r.inSync)).toList();
   }
 }

@@ -51,11 +51,6 @@ public final class ShardReplicaNode extends ReplicaNode {
     return id;
   }
 
-  /** Whether {@link #start} has run: before it, no point can be copied. */
-  public synchronized boolean started() {
-    return mgr != null;
-  }
-
   /** Records what an announced point covers, then copies it in the background. */
   public void newPoint(long term, long version, long coveredSeqNo) throws IOException {
     coveredByVersion.put(version, coveredSeqNo);
