@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
 /**
  * Physical against logical replication, as a user runs them: {@code bin/evenkeel local --replicas 1 --replication
  * physical|logical} with the same shard servers and shards, the same rows loaded with {@code bin/evenkeel load
- * --wait}, alternating between the modes round by round. Per run: load throughput, CPU seconds per 1,000 rows (the
+ * --wait}, alternating between the modes round by round. Each run first loads the rows once unmeasured (a fresh JVM
+ * spends much of a first load compiling), then measures a load of as many new rows: throughput, CPU seconds per 1,000 rows (the
  * shard servers, which hold primaries and replicas alike, and the whole machine), the replicas' visibility lag sampled
  * every 200 ms during the load (p50, p99), and a failover: {@code kill -9} of shard-server-0 under a second load,
  * timed until every shard has a live primary again and until that load is searchable. Prints the figures, writes
@@ -89,16 +90,18 @@ public final class ReplicationBenchmark implements Callable<Integer> {
   public Integer call() throws Exception {
     Path work = Files.createTempDirectory("evenkeel-replication-");
     Path file = work.resolve("rows.jsonl");
+    Path warmupFile = work.resolve("warmup-rows.jsonl");
     Path failoverFile = work.resolve("failover-rows.jsonl");
     PeerRows generated = PeerRows.generate(21, rows, tenants);
-    generated.writeJsonLines(file);
-    generated.shifted(10_000_000L).writeJsonLines(failoverFile);
+    generated.writeJsonLines(warmupFile);
+    generated.shifted(10_000_000L).writeJsonLines(file);
+    generated.shifted(20_000_000L).writeJsonLines(failoverFile);
     List<Run> runs = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       // Alternating first mode per round: a drift of the machine hits both alike.
       List<String> order = round % 2 == 0 ? List.of("physical", "logical") : List.of("logical", "physical");
       for (String mode : order) {
-        Run run = run(mode, work.resolve(mode + "-" + round), file, failoverFile);
+        Run run = run(mode, work.resolve(mode + "-" + round), warmupFile, file, failoverFile);
         runs.add(run);
         System.out.printf(Locale.ROOT, "round %d %-8s: %,.0f rows/s, shard servers %.1f CPU-s, lag p50 %.0f ms "
                 + "p99 %.0f ms, promotion %.1f s, failover load %.1f s%n", round + 1, mode, run.rowsPerSecond(rows),
@@ -110,7 +113,7 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     return 0;
   }
 
-  private Run run(String mode, Path dataDir, Path file, Path failoverFile) throws Exception {
+  private Run run(String mode, Path dataDir, Path warmupFile, Path file, Path failoverFile) throws Exception {
     try (EvenkeelPeer stack = EvenkeelPeer.start(repo, dataDir, List.of("--shard-servers",
         Integer.toString(shardServers), "--shards", Integer.toString(shards), "--replicas", "1", "--replication",
         mode));
@@ -121,6 +124,7 @@ public final class ReplicationBenchmark implements Callable<Integer> {
       cluster.start();
       await("every replica in sync", Duration.ofMinutes(2), () -> cluster.current().shards().size() == shards
           && cluster.current().shards().values().stream().allMatch(copies -> copies.getInSync().size() == 1));
+      stack.loadAndWait(warmupFile);
       List<ProcessHandle> processes = stack.processes();
       Map<String, Duration> before = ProcessCpu.of(processes);
       double machineBefore = ProcessCpu.machineSeconds();
@@ -265,7 +269,8 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     md.append(String.format(Locale.ROOT, "## Physical against logical replication, %s%n%n",
         LocalDateTime.now().withNano(0)));
     md.append(String.format(Locale.ROOT, "`bin/evenkeel local --no-replay --shard-servers %d --shards %d --replicas 1 "
-        + "--replication physical|logical`; %,d rows (%d Zipf(1) tenants) loaded with `bin/evenkeel load --wait`; "
+        + "--replication physical|logical`; %,d rows (%d Zipf(1) tenants) loaded with `bin/evenkeel load --wait` "
+        + "after as many unmeasured (warm-up); "
         + "%d rounds per mode, alternating; medians. Failover: `kill -9` of shard-server-0 one second into a second "
         + "load of %,d rows (ZooKeeper session timeout 10 s).%n%n", shardServers, shards, rows, tenants, rounds,
         rows));

@@ -165,11 +165,11 @@ class ReplicationTest {
     ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 100);
     ShardServiceBlockingStub onReplica = stub(replica);
     awaitTrue(() -> stats(onReplica).getRole().equals("REPLICA"));
-    write(onPrimary, random, 5_000, 20_000);
+    write(onPrimary, random, 5_000, 100_000);
     primary.primary(SHARD).refresh();
 
-    awaitTrue(() -> count(onReplica) == liveRows(0, 20_000));
-    assertThat(count(onPrimary)).isEqualTo(liveRows(0, 20_000));
+    awaitTrue(() -> count(onReplica) == liveRows(0, 100_000));
+    assertThat(count(onPrimary)).isEqualTo(liveRows(0, 100_000));
     for (int i = 0; i < 200; i++) {
       Query query = randomQuery(random);
       assertThat(search(onReplica, query)).as("query %s", query).isEqualTo(search(onPrimary, query));
@@ -180,7 +180,7 @@ class ReplicationTest {
 
     // A replica refuses writes: only the primary orders them.
     StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
-        () -> write(onReplica, random, 20_000, 20_001));
+        () -> write(onReplica, random, 100_000, 100_001));
     assertThat(refused.getStatus().getDescription()).contains("replica of shard " + SHARD);
   }
 
