@@ -1,7 +1,7 @@
 package io.evenkeel.shard.server;
 
-import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.replication.Replicas;
