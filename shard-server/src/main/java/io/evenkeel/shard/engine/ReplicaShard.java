@@ -207,7 +207,13 @@ public final class ReplicaShard implements ShardCopy {
     started.start(joined.getPrimaryTerm(), -1);
     started.newPoint(joined.getPrimaryTerm(), joined.getVersion(), joined.getNextSeqNo() - 1);
     joinVersion = joined.getVersion();
-    node = started;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        started.close(); // closed while joining: the directory is someone else's now
+        return;
+      }
+      node = started;
+    }
     LOG.info("shard {}: joined primary {} in term {} at seq no {}; copying version {}", id, primary,
         joined.getPrimaryTerm(), joined.getNextSeqNo(), joined.getVersion());
     if (settings.logicalReplication()) {
@@ -622,8 +628,8 @@ public final class ReplicaShard implements ShardCopy {
   }
 
   private void closeSchedules() {
+    // The joiner sees the CLOSED state within a step; interrupting it could close Lucene's lock channel mid-copy.
     schedules.forEach(s -> s.cancel(false));
-    joiner.interrupt();
   }
 
   @Override

@@ -263,7 +263,16 @@ public final class ShardServer implements ShardHolder, Closeable {
         Thread.currentThread().interrupt();
       }
     }
-    scheduler.shutdownNow();
+    // Not shutdownNow: interrupting a refresh or commit in the middle of its I/O closes the IndexWriter for good
+    // (ClosedByInterruptException), and the shard could then not commit on close. Running tasks finish; no new ones.
+    scheduler.shutdown();
+    try {
+      if (!scheduler.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("shard maintenance still running after 30 s; closing the shards anyway");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     IOException failure = null;
     for (ShardCopy shard : shards.values()) {
       try {
