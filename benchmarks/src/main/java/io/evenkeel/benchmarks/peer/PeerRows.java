@@ -34,7 +34,7 @@ public final class PeerRows {
     return new PeerRows(rows);
   }
 
-  List<TransactionLogChange> rows() {
+  public List<TransactionLogChange> rows() {
     return rows;
   }
 

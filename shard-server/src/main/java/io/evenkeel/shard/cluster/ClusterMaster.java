@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's master, elected among the shard servers (a Curator {@link LeaderLatch}): when a primary's server is
- * gone (its ephemeral znode expired) it promotes a live in-sync replica in a new term; it keeps {@code replicas}
+ * gone (its ephemeral znode expired) it promotes the most up-to-date live in-sync replica (the one whose translog
+ * holds the highest sequence number; every in-sync replica holds every acknowledged write, the most up-to-date also
+ * the most of those not yet acknowledged) in a new term; it keeps {@code replicas}
  * live replicas of every shard, each on a server that holds no other copy of it, the least loaded first. A server
  * that comes back keeps its place as a replica and catches up by copying files.
  *
@@ -31,6 +34,7 @@ final class ClusterMaster implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMaster.class);
 
   private final ClusterStateClient cluster;
+  private final SequenceNumbers sequenceNumbers;
   private final int replicasPerShard;
   private final LeaderLatch latch;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -39,15 +43,28 @@ final class ClusterMaster implements Closeable {
     return thread;
   });
 
-  ClusterMaster(CuratorFramework client, ClusterStateClient cluster, String self, int replicasPerShard) {
+  /** Where a copy's progress is read: the highest sequence number in its translog. */
+  interface SequenceNumbers {
+    long of(String server, int shard) throws IOException;
+  }
+
+  ClusterMaster(CuratorFramework client, ClusterStateClient cluster, String self, SequenceNumbers sequenceNumbers,
+      int replicasPerShard) {
     this.cluster = cluster;
+    this.sequenceNumbers = sequenceNumbers;
     this.replicasPerShard = replicasPerShard;
     this.latch = new LeaderLatch(client, cluster.layout().master(), self);
   }
 
   void start() throws Exception {
     latch.start();
-    cluster.addListener(state -> executor.execute(this::act));
+    cluster.addListener(state -> {
+      try {
+        executor.execute(this::act);
+      } catch (RejectedExecutionException closed) {
+        // the master closed; the state client lives on
+      }
+    });
     executor.scheduleWithFixedDelay(this::act, 1, 1, TimeUnit.SECONDS);
   }
 
@@ -69,14 +86,29 @@ final class ClusterMaster implements Closeable {
     }
   }
 
-  /** The primary's server is gone: a live in-sync replica takes over in the next term. */
+  /** The primary's server is gone: the most up-to-date live in-sync replica takes over in the next term. */
   private void promote(int shard) throws Exception {
+    // Asked before the compare-and-set, which may run more than once; a replica that does not answer comes last.
+    Map<String, Long> progress = new HashMap<>();
+    ClusterState before = cluster.current();
+    List<String> candidates = before.copies(shard).map(ShardCopies::getInSync).orElse(List.of()).stream()
+        .filter(before::live).toList();
+    if (candidates.size() > 1) {
+      for (String candidate : candidates) {
+        try {
+          progress.put(candidate, sequenceNumbers.of(candidate, shard));
+        } catch (IOException e) {
+          LOG.warn("shard {}: {}", shard, e.getMessage());
+        }
+      }
+    }
     cluster.update(shard, copies -> {
       ClusterState state = cluster.current();
       if (state.live(copies.getPrimary())) {
         return null;
       }
-      String chosen = copies.getInSync().stream().filter(state::live).findFirst().orElse(null);
+      String chosen = copies.getInSync().stream().filter(state::live)
+          .max(Comparator.comparingLong(replica -> progress.getOrDefault(replica, Long.MIN_VALUE))).orElse(null);
       if (chosen == null) {
         LOG.warn("shard {}: primary {} is gone and no live replica is in sync ({}): the shard takes no writes until "
             + "one returns", shard, copies.getPrimary(), copies.getInSync());
@@ -89,8 +121,8 @@ final class ClusterMaster implements Closeable {
       }
       List<String> inSync = new ArrayList<>(copies.getInSync());
       inSync.remove(chosen);
-      LOG.info("shard {}: primary {} is gone; promoting in-sync replica {} in term {}", shard, copies.getPrimary(),
-          chosen, copies.getTerm() + 1);
+      LOG.info("shard {}: primary {} is gone; promoting in-sync replica {} in term {} (sequence numbers of the "
+          + "candidates: {})", shard, copies.getPrimary(), chosen, copies.getTerm() + 1, progress);
       return ShardCopies.newBuilder(copies).setPrimary(chosen).setTerm(copies.getTerm() + 1).setReplicas(replicas)
           .setInSync(inSync).build();
     });

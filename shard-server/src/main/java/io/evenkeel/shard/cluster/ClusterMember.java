@@ -52,7 +52,8 @@ public final class ClusterMember implements Closeable {
     this.server = server;
     this.cluster = new ClusterStateClient(client, root);
     this.initialPrimaries = new TreeSet<>(initialPrimaries);
-    this.master = new ClusterMaster(client, cluster, server.address(), replicasPerShard);
+    this.master = new ClusterMaster(client, cluster, server.address(), server::sequenceNumberOf,
+        replicasPerShard);
   }
 
   /**

@@ -20,6 +20,12 @@ public interface ShardHolder {
 
   boolean holds(int shard);
 
+  /**
+   * The highest sequence number the copy of {@code shard} on {@code server} holds in its translog (asked over the
+   * network), for choosing which in-sync replica to promote; throws when the server does not answer.
+   */
+  long sequenceNumberOf(String server, int shard) throws IOException;
+
   /** Where the primaries opened from now on record their in-sync replicas (by shard and term). */
   void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets);
 }

@@ -1,6 +1,7 @@
 package io.evenkeel.shard.replication;
 
 import io.evenkeel.schemas.shard.ReplicationServiceGrpc;
+import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -30,6 +31,11 @@ public final class PeerChannels implements AutoCloseable {
 
   public ReplicationServiceGrpc.ReplicationServiceFutureStub futureStub(String peer) {
     return ReplicationServiceGrpc.newFutureStub(channel(peer));
+  }
+
+  /** The peer's shard service (for its copies' stats), on the same channel. */
+  public ShardServiceGrpc.ShardServiceBlockingStub shardStub(String peer) {
+    return ShardServiceGrpc.newBlockingStub(channel(peer));
   }
 
   private ManagedChannel channel(String peer) {

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.shard.cluster.ShardHolder;
 import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
@@ -14,6 +15,7 @@ import io.evenkeel.shard.replication.Replicas;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.Closeable;
 import java.io.IOException;
@@ -144,6 +146,16 @@ public final class ShardServer implements ShardHolder, Closeable {
   @Override
   public void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets) {
     this.inSyncSets = inSyncSets;
+  }
+
+  @Override
+  public long sequenceNumberOf(String server, int shard) throws IOException {
+    try {
+      return peers.shardStub(server).withDeadlineAfter(2, TimeUnit.SECONDS)
+          .stats(StatsRequest.newBuilder().setShard(shard).build()).getMaxSeqNo();
+    } catch (StatusRuntimeException e) {
+      throw new IOException(server + " did not tell shard " + shard + "'s sequence number: " + e.getStatus(), e);
+    }
   }
 
   private Replicas replicasOf(int shard, long term) {
