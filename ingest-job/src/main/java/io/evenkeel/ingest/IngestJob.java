@@ -73,7 +73,7 @@ public final class IngestJob {
         .build();
     SingleOutputStreamOperator<SourcedChange> changes = env
         .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + settings.topic).uid("kafka-source")
-        .process(new ChangeDecoder()).name("decode").uid("decode");
+        .process(new ChangeDecoder(settings.effectiveDelayMs)).name("decode").uid("decode");
     changes.getSideOutput(ChangeDecoder.DEAD_LETTERS)
         .sinkTo(KafkaSink.<DeadLetter>builder()
             .setKafkaProducerConfig(settings.kafkaProperties())

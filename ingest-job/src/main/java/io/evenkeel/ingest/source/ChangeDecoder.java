@@ -12,14 +12,23 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes Avro single-object changes and checks them; anything undecodable or invalid goes to {@link #DEAD_LETTERS}
- * with the reason, and the job goes on.
+ * Decodes Avro single-object changes and checks them ({@link Changes#validate}, and a creation time at most {@code
+ * maxAheadMs} ahead of this clock); anything undecodable or invalid goes to {@link #DEAD_LETTERS} with the reason, and
+ * the job goes on. So nothing that cannot be routed or indexed gets further: a row from far ahead would make routing
+ * wait on the clock, a value Lucene refuses would fail its shard's write after the translog has it.
  */
 public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChange> {
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
+  private final long maxAheadMs;
+
   private transient SingleObjectCodec<TransactionLogChange> codec;
   private transient Counter deadLetters;
+
+  /** @param maxAheadMs how far ahead of this clock a row's creation time may be (the rule protocol's delay T) */
+  public ChangeDecoder(long maxAheadMs) {
+    this.maxAheadMs = maxAheadMs;
+  }
 
   @Override
   public void open(OpenContext context) {
@@ -34,6 +43,11 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
     try {
       change = codec.decode(record.value);
       Changes.validate(change);
+      long ahead = change.getCreatedTime() - System.currentTimeMillis();
+      if (ahead > maxAheadMs) {
+        throw new IllegalArgumentException(Changes.describe(change) + ": created_time " + change.getCreatedTime()
+            + " is " + ahead + " ms ahead of the ingest job's clock; at most " + maxAheadMs);
+      }
     } catch (MalformedRecordException | IllegalArgumentException e) {
       deadLetters.inc();
       context.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));

@@ -14,8 +14,31 @@ public final class Changes {
 
   private Changes() {}
 
-  /** Throws an {@link IllegalArgumentException} naming the problem when {@code change} cannot be applied. */
+  /**
+   * Throws an {@link IllegalArgumentException} naming the problem when {@code change} cannot be applied: ids, times
+   * and versions must not be negative, times not beyond {@link TransactionLogsTable#MAX_TIME}, keywords and attributes
+   * within Lucene's term limit, texts within {@link TransactionLogsTable#MAX_TEXT_BYTES}, the price within decimal(18,
+   * 2). Checked before a change reaches a translog, so that nothing logged can fail to index.
+   */
   public static void validate(TransactionLogChange change) {
+    if (change.getTenantId() < 0 || change.getRowId() < 0) {
+      throw new IllegalArgumentException(describe(change) + ": tenant_id and row_id must not be negative");
+    }
+    requireTime(change, "created_time", change.getCreatedTime());
+    requireTime(change, "modified_time", change.getModifiedTime());
+    if (change.getVersion() < 0) {
+      throw new IllegalArgumentException(describe(change) + ": version must not be negative");
+    }
+    requireBytes(change, "seller_nick", change.getSellerNick(), TransactionLogsTable.MAX_KEYWORD_BYTES);
+    requireBytes(change, "buyer_nick", change.getBuyerNick(), TransactionLogsTable.MAX_KEYWORD_BYTES);
+    requireBytes(change, "title", change.getTitle(), TransactionLogsTable.MAX_TEXT_BYTES);
+    String attributes = change.getAttributes();
+    requireBytes(change, "attributes", attributes, TransactionLogsTable.MAX_TEXT_BYTES);
+    if (attributes != null && attributes.length() > TransactionLogsTable.MAX_KEYWORD_BYTES / 3) {
+      for (String pair : attributes.split(";")) {
+        requireBytes(change, "an attribute", pair, TransactionLogsTable.MAX_KEYWORD_BYTES);
+      }
+    }
     List<String> setColumns = change.getSetColumns();
     if (setColumns != null) {
       if (change.getOp() != ChangeOp.UPDATE) {
@@ -35,6 +58,49 @@ public final class Changes {
       throw new IllegalArgumentException(describe(change) + ": price " + price + " has more than "
           + TransactionLogsTable.PRICE_SCALE + " fractional digits");
     }
+    if (price != null && price.precision() - price.scale() > TransactionLogsTable.PRICE_PRECISION
+        - TransactionLogsTable.PRICE_SCALE) {
+      throw new IllegalArgumentException(describe(change) + ": price " + price + " has more than "
+          + (TransactionLogsTable.PRICE_PRECISION - TransactionLogsTable.PRICE_SCALE) + " integer digits");
+    }
+  }
+
+  private static void requireTime(TransactionLogChange change, String column, long time) {
+    if (time < 0 || time > TransactionLogsTable.MAX_TIME) {
+      throw new IllegalArgumentException(describe(change) + ": " + column + " " + time + " is not an epoch "
+          + "millisecond from 1970 to 9999");
+    }
+  }
+
+  private static void requireBytes(TransactionLogChange change, String column, CharSequence value, int max) {
+    // A UTF-8 character takes at most 3 bytes per UTF-16 unit: short values need no count.
+    if (value == null || value.length() <= max / 3) {
+      return;
+    }
+    int bytes = utf8Length(value);
+    if (bytes > max) {
+      throw new IllegalArgumentException(describe(change) + ": " + column + " is " + bytes + " bytes of UTF-8; at "
+          + "most " + max);
+    }
+  }
+
+  private static int utf8Length(CharSequence value) {
+    int bytes = 0;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   /**

@@ -15,6 +15,18 @@ public final class TransactionLogsTable {
   /** Fractional digits of {@code price}, as in the Avro decimal(18, 2). */
   public static final int PRICE_SCALE = 2;
 
+  /** Digits of {@code price} in all, as in the Avro decimal(18, 2): its unscaled value fits a long. */
+  public static final int PRICE_PRECISION = 18;
+
+  /** UTF-8 bytes of a keyword value, or of one attribute {@code key:value}: Lucene's limit for a term. */
+  public static final int MAX_KEYWORD_BYTES = 32_766;
+
+  /** UTF-8 bytes of {@code title} or of all {@code attributes}. */
+  public static final int MAX_TEXT_BYTES = 1024 * 1024;
+
+  /** The latest time a row may carry, 9999-12-31T23:59:59.999Z (MySQL's largest DATETIME). */
+  public static final long MAX_TIME = 253_402_300_799_999L;
+
   public static final List<Column> COLUMNS = List.of(
       new Column("tenant_id", ColumnType.LONG, false),
       new Column("row_id", ColumnType.LONG, false),

@@ -1,9 +1,11 @@
 package io.evenkeel.schemas.change;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
+import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,5 +47,30 @@ class ChangesTest {
     assertThat(folded.getStatus()).isEqualTo(4);
     assertThat(folded.getTitle()).isNull();
     assertThat(Changes.fold(update, delete)).isEqualTo(delete);
+  }
+
+  @Test
+  void changesThatCouldNotBeRoutedOrIndexedAreRefusedWithTheReason() {
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1).setRowId(-2).build()))
+        .hasMessage("INSERT of row 1:-2 (version 1): tenant_id and row_id must not be negative");
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1).setCreatedTime(-1).build()))
+        .hasMessage("INSERT of row 1:2 (version 1): created_time -1 is not an epoch millisecond from 1970 to 9999");
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1).setModifiedTime(Long.MAX_VALUE).build()))
+        .hasMessageContaining("modified_time " + Long.MAX_VALUE + " is not an epoch millisecond");
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, -1).build()))
+        .hasMessage("INSERT of row 1:2 (version -1): version must not be negative");
+    // 10,923 three-byte characters: 32,769 bytes, one character over the term limit.
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1).setBuyerNick("\u20ac".repeat(10_923))
+        .build())).hasMessage("INSERT of row 1:2 (version 1): buyer_nick is 32769 bytes of UTF-8; at most 32766");
+    Changes.validate(change(ChangeOp.INSERT, 1).setBuyerNick("\u20ac".repeat(10_922)).build());
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1)
+        .setAttributes("color:red;size:" + "x".repeat(40_000)).build()))
+        .hasMessage("INSERT of row 1:2 (version 1): an attribute is 40005 bytes of UTF-8; at most 32766");
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1).setTitle("w ".repeat(600_000)).build()))
+        .hasMessage("INSERT of row 1:2 (version 1): title is 1200000 bytes of UTF-8; at most 1048576");
+    assertThatThrownBy(() -> Changes.validate(change(ChangeOp.INSERT, 1)
+        .setPrice(new BigDecimal("12345678901234567.00")).build()))
+        .hasMessage("INSERT of row 1:2 (version 1): price 12345678901234567.00 has more than 16 integer digits");
+    Changes.validate(change(ChangeOp.INSERT, 1).setPrice(new BigDecimal("9999999999999999.99")).build());
   }
 }

@@ -157,4 +157,41 @@ class SingleObjectCodecTest {
     buffer.get(bytes);
     return bytes;
   }
+
+  @Test
+  void aRecordAnnouncingAHugeStringIsRefusedBeforeAvroAllocatesIt() {
+    byte[] valid = CHANGES.encode(change(1));
+    // "shop-42": its length 7 (zig-zag varint 14) is followed by the text; announce 2^31 - 9 bytes instead.
+    byte[] text = "shop-42".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int at = indexOf(valid, text) - 1;
+    assertThat(valid[at]).isEqualTo((byte) 14);
+    long announced = Integer.MAX_VALUE - 8;
+    byte[] length = zigZagVarint(announced);
+    byte[] hostile = new byte[valid.length - 1 + length.length];
+    System.arraycopy(valid, 0, hostile, 0, at);
+    System.arraycopy(length, 0, hostile, at, length.length);
+    System.arraycopy(valid, at + 1, hostile, at + length.length, valid.length - at - 1);
+    assertThatThrownBy(() -> CHANGES.decode(hostile)).isInstanceOf(MalformedRecordException.class)
+        .hasMessageContaining("String length " + announced + " exceeds maximum allowed");
+  }
+
+  private static int indexOf(byte[] bytes, byte[] part) {
+    for (int i = 0; i + part.length <= bytes.length; i++) {
+      if (Arrays.equals(bytes, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("not found");
+  }
+
+  private static byte[] zigZagVarint(long value) {
+    long n = (value << 1) ^ (value >> 63);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    while ((n & ~0x7FL) != 0) {
+      out.write((int) ((n & 0x7F) | 0x80));
+      n >>>= 7;
+    }
+    out.write((int) n);
+    return out.toByteArray();
+  }
 }

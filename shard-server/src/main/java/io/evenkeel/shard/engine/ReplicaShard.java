@@ -509,6 +509,10 @@ public final class ReplicaShard implements ShardCopy {
     synchronized (lock) {
       stats.setMaxSeqNo(nextSeqNo - 1).setCommittedSeqNo(committedCoveredSeqNo);
     }
+    ShardIndex logical = applied;
+    if (logical != null) {
+      stats.setUnappliedChanges(logical.unappliedChanges());
+    }
     if (node != null || applied != null) {
       ReferenceManager<IndexSearcher> searchers = searchers();
       IndexSearcher searcher = searchers.acquire();

@@ -428,6 +428,7 @@ public final class Shard implements ShardCopy {
           .setMaxSeqNo(maxSeq)
           .setCommittedSeqNo(committedSeqNo)
           .setIgnoredChanges(ignoredChanges.get())
+          .setUnappliedChanges(index.unappliedChanges())
           .setRole("PRIMARY")
           .setPrimaryTerm(index.node().getPrimaryGen())
           .addAllReplicas(replicas.status().stream().map(replica -> ReplicaState.newBuilder()

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
@@ -37,6 +38,8 @@ import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One shard's Lucene index with versioned, idempotent writes: a change is applied only when its version is newer than
@@ -49,6 +52,7 @@ import org.apache.lucene.util.BytesRef;
  * run concurrently.
  */
 public final class ShardIndex implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardIndex.class);
   public static final String COMMIT_TRANSLOG_GENERATION = "translog_generation";
   public static final String COMMIT_MAX_SEQ_NO = "max_seq_no";
   /** The hot attribute keys the committed rows were indexed with, sorted and comma-separated. */
@@ -61,6 +65,7 @@ public final class ShardIndex implements Closeable {
   private final ShardPrimaryNode node;
   private final ReferenceManager<IndexSearcher> searchers;
   private final LiveVersionMap versions = new LiveVersionMap();
+  private final AtomicLong unapplied = new AtomicLong();
   /** Used only by {@link #apply}, under the shard's write lock. */
   private final IdLookup writeLookup = new IdLookup();
   private final Map<String, String> lastCommit;
@@ -121,7 +126,12 @@ public final class ShardIndex implements Closeable {
     return lastCommit;
   }
 
-  /** Applies one change with sequence number {@code seqNo}; false when its version is not newer than the stored one. */
+  /**
+   * Applies one change with sequence number {@code seqNo}; false when its version is not newer than the stored one,
+   * or when Lucene refuses the document. Changes are validated before they are logged, so a refusal means a change
+   * logged by an older version or written around the checks: it is counted ({@link #unappliedChanges()}) and logged
+   * with the reason, and the shard goes on, since a change in the translog is replayed at every recovery.
+   */
   public boolean apply(TransactionLogChange change, long seqNo) throws IOException {
     RowKey key = new RowKey(change.getTenantId(), change.getRowId());
     StoredRow stored = versions.get(key);
@@ -142,15 +152,31 @@ public final class ShardIndex implements Closeable {
       document = RowDocuments.row(key, row, source, seqNo, hotAttributes);
       next = new StoredRow(row.getVersion(), false, row, source);
     }
-    if (stored == null) {
+    try {
+      write(key, stored == null, document);
+    } catch (IllegalArgumentException refused) {
+      unapplied.incrementAndGet();
+      LOG.warn("a change Lucene refuses is skipped (seq no {}): {}: {}", seqNo, Changes.describe(change),
+          refused.getMessage());
+      return false;
+    }
+    versions.put(key, next);
+    return true;
+  }
+
+  private void write(RowKey key, boolean isNew, Document document) throws IOException {
+    if (isNew) {
       // No document has this id (the searcher holds everything before its refresh, the version map everything
       // after): adding skips the delete-by-term that an update costs at every flush.
       writer.addDocument(document);
     } else {
       writer.updateDocument(new Term(IndexFields.ID, key.toBytesRef()), document);
     }
-    versions.put(key, next);
-    return true;
+  }
+
+  /** Changes {@link #apply} skipped because Lucene refused them, since this index opened. */
+  public long unappliedChanges() {
+    return unapplied.get();
   }
 
   /** The newest row or tombstone stored for {@code key}, refreshed or not; null if none. */
