@@ -102,8 +102,10 @@ final class ShardWriteClient implements AutoCloseable {
           public void onFailure(Throwable t) {
             Status.Code code = t instanceof StatusRuntimeException e ? e.getStatus().getCode() : Status.Code.UNKNOWN;
             // FAILED_PRECONDITION: the server holds no primary of the shard (any more): the placement moves on.
+            // NOT_FOUND: the server holds no copy of it (yet: it is opening or being promoted there).
             boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-                || code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.FAILED_PRECONDITION;
+                || code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.FAILED_PRECONDITION
+                || code == Status.Code.NOT_FOUND;
             if (retryable && System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(RETRY_BUDGET_MS)) {
               // A resent batch is harmless: the shard ignores changes it already holds.
               long backoff = Math.min(MAX_BACKOFF_MS, 100L << Math.min(attempt, 10));

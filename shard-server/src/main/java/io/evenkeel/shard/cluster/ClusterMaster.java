@@ -119,12 +119,12 @@ final class ClusterMaster implements Closeable {
       if (copies.getPrimary() != null && !replicas.contains(copies.getPrimary())) {
         replicas.add(copies.getPrimary()); // it rejoins as a replica when it returns
       }
-      List<String> inSync = new ArrayList<>(copies.getInSync());
-      inSync.remove(chosen);
       LOG.info("shard {}: primary {} is gone; promoting in-sync replica {} in term {} (sequence numbers of the "
           + "candidates: {})", shard, copies.getPrimary(), chosen, copies.getTerm() + 1, progress);
+      // No replica is in sync with the new primary yet: each reopens, empties its translog and copies the new
+      // primary's files, so one left listed could be promoted next while lacking writes the new primary acknowledged.
       return ShardCopies.newBuilder(copies).setPrimary(chosen).setTerm(copies.getTerm() + 1).setReplicas(replicas)
-          .setInSync(inSync).build();
+          .setInSync(List.of()).build();
     });
   }
 

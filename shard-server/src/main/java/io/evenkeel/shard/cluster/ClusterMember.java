@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -78,7 +80,14 @@ public final class ClusterMember implements Closeable {
       Thread.sleep(20);
     }
     reconciler.submit(() -> reconcile(cluster.current())).get();
-    cluster.addListener(state -> reconciler.execute(() -> reconcile(state)));
+    // Each run reads the state as it is then: a run queued with an older state must not undo a newer one.
+    cluster.addListener(state -> {
+      try {
+        reconciler.execute(() -> reconcile(cluster.current()));
+      } catch (RejectedExecutionException closed) {
+        // the member is closing
+      }
+    });
     master.start();
     // A copy that failed to open (its primary unreachable, say) is retried with the state as it is then.
     retries.scheduleWithFixedDelay(() -> reconciler.execute(() -> reconcile(cluster.current())), 2, 2,
@@ -126,17 +135,29 @@ public final class ClusterMember implements Closeable {
         change(replica, false);
       }
 
+      @Override
+      public void reset() throws Exception {
+        change(inSync -> inSync.clear());
+      }
+
       private void change(String replica, boolean add) throws Exception {
+        change(inSync -> {
+          inSync.remove(replica);
+          if (add) {
+            inSync.add(replica);
+          }
+        });
+      }
+
+      private void change(Consumer<List<String>> edit) throws Exception {
         cluster.update(shard, copies -> {
           if (!server.address().equals(copies.getPrimary()) || copies.getTerm() != term) {
             throw new IllegalStateException("shard " + shard + ": this server is no longer its primary in term "
                 + term + " (the cluster state says " + copies.getPrimary() + " in term " + copies.getTerm() + ")");
           }
           List<String> inSync = new ArrayList<>(copies.getInSync());
-          inSync.remove(replica);
-          if (add && copies.getReplicas().contains(replica)) {
-            inSync.add(replica);
-          }
+          edit.accept(inSync);
+          inSync.retainAll(copies.getReplicas());
           return ShardCopies.newBuilder(copies).setInSync(inSync).build();
         }).orElseThrow(() -> new IllegalStateException("shard " + shard + " has no entry in the cluster state"));
       }
@@ -148,7 +169,15 @@ public final class ClusterMember implements Closeable {
   public void close() {
     retries.shutdownNow();
     master.close();
+    // Not shutdownNow: interrupting a copy opening or closing in the middle of Lucene's I/O breaks its IndexWriter.
+    reconciler.shutdown();
+    try {
+      if (!reconciler.awaitTermination(60, TimeUnit.SECONDS)) {
+        LOG.warn("a change of role still running after 60 s; leaving the cluster anyway");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     cluster.close();
-    reconciler.shutdownNow();
   }
 }

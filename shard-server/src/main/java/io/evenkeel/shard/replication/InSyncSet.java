@@ -13,6 +13,9 @@ public interface InSyncSet {
 
     @Override
     public void left(String replica) {}
+
+    @Override
+    public void reset() {}
   };
 
   /** {@code replica} holds every acknowledged write and receives every new one. */
@@ -20,4 +23,10 @@ public interface InSyncSet {
 
   /** {@code replica} may lack acknowledged writes from now on. */
   void left(String replica) throws Exception;
+
+  /**
+   * A primary opens (after a promotion or a restart): none of the replicas listed is awaited by it yet, so none may
+   * stay listed. Called before the primary takes its first write.
+   */
+  void reset() throws Exception;
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.replicator.nrt.FileMetaData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +53,14 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     final long joinSeqNo;
     /** The point holding every write before {@link #joinSeqNo}; unknown (max) until the primary has refreshed. */
     volatile long joinVersion = Long.MAX_VALUE;
+    /** Awaited: every write forwarded from now on is acknowledged only once this replica has it (or left). */
     volatile boolean inSync;
+    /** Recorded in the in-sync set: it may be promoted. Only ever after {@link #inSync}. */
+    volatile boolean recorded;
+    /** Forwards sent before it was awaited and not answered yet: it is recorded only once there are none. */
+    final AtomicInteger unawaited = new AtomicInteger();
+    /** Set (under the replica's monitor) when the primary stops forwarding to it: it is never recorded after. */
+    boolean dropped;
 
     Replica(String address, long joinSeqNo) {
       this.address = address;
@@ -116,24 +124,42 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     }
   }
 
-  /** Records a replica's heartbeat; false when the replica is not (or no longer) one of this primary's. */
+  /**
+   * Records a replica's heartbeat; false when the replica is not (or no longer) one of this primary's. A replica
+   * that searches its join point is awaited from then on, and recorded as in sync once no write sent before that is
+   * unanswered: so a replica in the recorded set holds every write this primary has acknowledged.
+   */
   public boolean heartbeat(String address, long replicaTerm, long searchingVersion) {
     Replica replica = replicas.get(address);
     if (replica == null || replicaTerm != term) {
       return false;
     }
-    if (!replica.inSync && searchingVersion >= replica.joinVersion) {
-      try {
-        inSyncSet.joined(address);
-      } catch (Exception e) {
-        LOG.warn("shard {}: recording replica {} as in sync failed; it stays recovering: {}", shard, address,
-            e.toString());
-        return true;
+    // One replica's heartbeat and drop take turns: a replica dropped for a write it missed is never recorded.
+    synchronized (replica) {
+      if (replica.dropped) {
+        return false;
       }
-      replica.inSync = true;
-      LOG.info("shard {}: replica {} is in sync (searching version {})", shard, address, searchingVersion);
+      if (!replica.inSync && searchingVersion >= replica.joinVersion) {
+        replica.inSync = true;
+      }
+      if (replica.inSync && !replica.recorded && replica.unawaited.get() == 0) {
+        try {
+          inSyncSet.joined(address);
+        } catch (Exception e) {
+          LOG.warn("shard {}: recording replica {} as in sync failed; retrying at its next heartbeat: {}", shard,
+              address, e.toString());
+          return true;
+        }
+        replica.recorded = true;
+        LOG.info("shard {}: replica {} is in sync (searching version {})", shard, address, searchingVersion);
+      }
     }
     return true;
+  }
+
+  /** Where this primary records its in-sync replicas. */
+  public InSyncSet inSyncSet() {
+    return inSyncSet;
   }
 
   public boolean inSync(String address) {
@@ -177,12 +203,23 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     long firstSeqNo = request.getFirstSeqNo();
     long lastSeqNo = request.getLastSeqNo();
     CompletableFuture<Boolean> ack = new CompletableFuture<>();
+    // Counted before inSync is read, while heartbeat() sets inSync before it reads the count: either this write is
+    // awaited, or the replica is not recorded until the write is answered (and it is dropped if that fails).
+    replica.unawaited.incrementAndGet();
+    boolean awaited = replica.inSync;
+    if (awaited) {
+      replica.unawaited.decrementAndGet();
+      acks.add(ack);
+    }
     ListenableFuture<?> call = peers.futureStub(replica.address)
         .withDeadlineAfter(FORWARD_TIMEOUT_SECONDS, TimeUnit.SECONDS).replicate(request);
     Futures.addCallback(call, new FutureCallback<Object>() {
       @Override
       public void onSuccess(Object result) {
         ack.complete(true);
+        if (!awaited) {
+          replica.unawaited.decrementAndGet();
+        }
       }
 
       @Override
@@ -194,12 +231,13 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
           } catch (Exception e) {
             ack.completeExceptionally(e);
           }
+          // Dropped first: a replica that missed this write is never recorded.
+          if (!awaited) {
+            replica.unawaited.decrementAndGet();
+          }
         });
       }
     }, MoreExecutors.directExecutor());
-    if (replica.inSync) {
-      acks.add(ack);
-    }
   }
 
   private String notEnoughCopies(int copies) {
@@ -271,9 +309,14 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
    * fails: the write that found the replica failing must not be acknowledged then.
    */
   private void drop(Replica replica, String why) throws Exception {
-    if (replica.inSync) {
-      inSyncSet.left(replica.address);
-      replica.inSync = false;
+    synchronized (replica) {
+      replica.dropped = true;
+      if (replica.inSync) {
+        // Left even when not recorded yet: a recording that failed may still have reached ZooKeeper.
+        inSyncSet.left(replica.address);
+        replica.inSync = false;
+        replica.recorded = false;
+      }
     }
     if (replicas.remove(replica.address, replica)) {
       LOG.warn("shard {}: replica {} dropped: {}", shard, replica.address, why);

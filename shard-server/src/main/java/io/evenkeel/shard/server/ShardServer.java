@@ -178,20 +178,47 @@ public final class ShardServer implements ShardHolder, Closeable {
    */
   @Override
   public synchronized void holdPrimary(int shard, long term) throws IOException {
+    ensureOpen();
     ShardCopy held = shards.get(shard);
     if (held instanceof Shard) {
       return;
     }
+    Replicas replicas = replicasOf(shard, term);
+    try {
+      // Before the first write: no replica the state lists is awaited by this primary yet.
+      replicas.inSyncSet().reset();
+    } catch (Exception e) {
+      throw new IOException("shard " + shard + ": clearing the in-sync set for term " + term + " failed", e);
+    }
     if (held instanceof ReplicaShard replica) {
-      // Removed first: a promotion that fails has closed the replica, and the next attempt opens the directory
-      // as a primary, replaying the translog the replica kept.
+      // Removed first, and closed if the promotion fails: the next attempt opens the directory as a primary,
+      // replaying the translog the replica kept.
       shards.remove(shard);
-      shards.put(shard, replica.promote(term, scheduler, replicasOf(shard, term)));
+      try {
+        shards.put(shard, replica.promote(term, scheduler, replicas));
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(replica);
+        throw e;
+      }
       return;
     }
     shards.put(shard, Shard.open(shard, dataDirectory.resolve("shard-" + shard), settings, scheduler,
-        new PrimaryTerm(term, -1), replicasOf(shard, term), 0));
+        new PrimaryTerm(term, -1), replicas, 0));
     LOG.info("shard {}: primary in term {}", shard, term);
+  }
+
+  private static void closeQuietly(ShardCopy copy) {
+    try {
+      copy.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("shard {}: closing a copy that failed to change role failed too", copy.id(), e);
+    }
+  }
+
+  private void ensureOpen() throws IOException {
+    if (state.get() == State.CLOSED) {
+      throw new IOException("the shard server is closing");
+    }
   }
 
   /**
@@ -201,6 +228,7 @@ public final class ShardServer implements ShardHolder, Closeable {
    */
   @Override
   public synchronized void holdReplica(int shard, String primary) throws IOException {
+    ensureOpen();
     ShardCopy held = shards.get(shard);
     if (held instanceof ReplicaShard replica && replica.primary().equals(primary)) {
       return;
@@ -286,12 +314,15 @@ public final class ShardServer implements ShardHolder, Closeable {
       Thread.currentThread().interrupt();
     }
     IOException failure = null;
-    for (ShardCopy shard : shards.values()) {
-      try {
-        shard.close();
-      } catch (IOException e) {
-        failure = e;
-        LOG.error("closing shard {} failed", shard.id(), e);
+    // Under the lock that changes of role take: none is half done, and none starts after this (ensureOpen).
+    synchronized (this) {
+      for (ShardCopy shard : shards.values()) {
+        try {
+          shard.close();
+        } catch (IOException e) {
+          failure = e;
+          LOG.error("closing shard {} failed", shard.id(), e);
+        }
       }
     }
     peers.close();
