@@ -110,6 +110,15 @@ public final class QueryService implements SqlService, AutoCloseable {
 
   @Override
   public QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access) {
+    try {
+      return run(sql, params, allowPartial, access);
+    } catch (StackOverflowError e) {
+      // Nesting without parentheses (a chain of thousands of ORs or NOTs) still recurses that deep.
+      throw QueryException.invalid("the statement's expressions nest too deeply to plan; split it");
+    }
+  }
+
+  private QueryResult run(String sql, List<Object> params, boolean allowPartial, Access access) {
     long started = System.nanoTime();
     SelectStatement statement = StatementParser.parse(sql, params);
     if (!access.isAdmin()) {

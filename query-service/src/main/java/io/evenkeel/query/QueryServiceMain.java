@@ -79,6 +79,10 @@ public final class QueryServiceMain implements Callable<Integer> {
       + "authenticate with ZooKeeper (digest), as the ingest job that created the rules did.")
   Path zookeeperCredentials;
 
+  @Option(names = "--max-concurrent-queries", defaultValue = "" + SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES,
+      description = "Queries answered at once; more get 503 (default: ${DEFAULT-VALUE}).")
+  int maxConcurrentQueries;
+
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
   long deadlineMs;
@@ -190,7 +194,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .deadline(Duration.ofMillis(deadlineMs))
         .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
         .build();
-    SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port);
+    SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port, maxConcurrentQueries);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +69,21 @@ class ShardFailureIT {
         assertThat(unaffected.status()).isEqualTo(200);
         assertThat(unaffected.body().at("/rows/0/0").asLong())
             .isEqualTo(rows.stream().filter(r -> r.getTenantId() == tenantOnFirst).count());
+
+        // A service that answers one query at a time: while one waits on the stalled server, the next gets a 503
+        // at once instead of queueing behind it.
+        SqlClient single = cluster.startService(OptimizerSettings.defaults(), DEADLINE, null, 1);
+        CompletableFuture<SqlClient.Answer> waiting = CompletableFuture.supplyAsync(
+            () -> single.sql("SELECT COUNT(*) FROM transaction_logs"));
+        Thread.sleep(300);
+        started = System.nanoTime();
+        SqlClient.Answer busy = single.sql("SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = ?", tenantOnFirst);
+        assertThat(busy.status()).isEqualTo(503);
+        assertThat(busy.body().get("error").asText()).contains("--max-concurrent-queries");
+        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(500);
+        assertThat(waiting.get().status()).isEqualTo(504);
+        assertThat(single.sql("SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = ?", tenantOnFirst).status())
+            .isEqualTo(200);
 
         started = System.nanoTime();
         SqlClient.Answer refresh = client.postRaw("/refresh", "");

@@ -84,6 +84,15 @@ public final class QueryExecution {
         .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
         .addAllColumns(plan.hitColumns()).setIncludeRows(rowsInHits).build();
     Map<Integer, SearchResponse> responses = search(query);
+    long wanted = statement.offset() + statement.limit();
+    if (wanted > plan.hitsPerShard()
+        && responses.values().stream().anyMatch(response -> response.getHitsCount() >= plan.hitsPerShard())) {
+      // Every shard that returned fewer hits than asked returned all its matches: only then is a deep page exact.
+      throw QueryException.invalid("LIMIT + OFFSET is " + wanted + " and a shard has more than "
+          + plan.hitsPerShard() + " matching rows; at most " + Optimizer.MAX_HITS_PER_SHARD + " rows per shard can "
+          + "be paged through by OFFSET: page by the sort key instead (WHERE <sort column> < <its value in the last "
+          + "row> ... LIMIT n)");
+    }
     List<RowMerger.ShardHit> hits = new ArrayList<>();
     responses.forEach((shard, response) -> {
       for (Hit hit : response.getHitsList()) {

@@ -13,11 +13,13 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -51,6 +53,8 @@ import org.slf4j.LoggerFactory;
 public final class SqlHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
   private static final int MAX_BODY_BYTES = 1 << 20;
+  /** Queries answered at once; more get a 503 at once rather than queueing behind slow ones. */
+  public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 32;
   /** Decimals in and out exactly: 19.90 stays 19.90, never 19.9 or 1.99E+1. */
   private static final ObjectMapper JSON = new ObjectMapper(
       JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build())
@@ -59,20 +63,28 @@ public final class SqlHttpServer implements AutoCloseable {
 
   private final SqlService service;
   private final ApiKeys keys;
+  private final int maxConcurrentQueries;
+  private final Semaphore running;
   private final Server server;
   private final ServerConnector connector;
 
   public SqlHttpServer(SqlService service, String host, int port) {
-    this(service, null, null, host, port);
+    this(service, null, null, host, port, DEFAULT_MAX_CONCURRENT_QUERIES);
   }
 
   /**
    * With {@code keys} null, every caller may read every tenant (bind loopback, or put something in front); with
    * {@code https} null, plain HTTP (keys then travel in clear text).
    */
-  public SqlHttpServer(SqlService service, ApiKeys keys, SslContextFactory.Server https, String host, int port) {
+  public SqlHttpServer(SqlService service, ApiKeys keys, SslContextFactory.Server https, String host, int port,
+      int maxConcurrentQueries) {
+    if (maxConcurrentQueries < 1) {
+      throw new IllegalArgumentException("--max-concurrent-queries must be at least 1; got: " + maxConcurrentQueries);
+    }
     this.service = service;
     this.keys = keys;
+    this.maxConcurrentQueries = maxConcurrentQueries;
+    this.running = new Semaphore(maxConcurrentQueries);
     this.server = new Server();
     this.connector = https == null ? new ServerConnector(server) : new ServerConnector(server, https);
     connector.setHost(host);
@@ -173,10 +185,15 @@ public final class SqlHttpServer implements AutoCloseable {
     if (length > MAX_BODY_BYTES) {
       throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
     }
-    String text = Content.Source.asString(request, StandardCharsets.UTF_8);
-    if (text.length() > MAX_BODY_BYTES) {
-      throw new HttpError(413, "the request body has " + text.length() + " characters; at most " + MAX_BODY_BYTES);
+    // Bounded while reading: a chunked body announces no length.
+    byte[] bytes;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      bytes = in.readNBytes(MAX_BODY_BYTES + 1);
     }
+    if (bytes.length > MAX_BODY_BYTES) {
+      throw new HttpError(413, "the request body has more than " + MAX_BODY_BYTES + " bytes");
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
     JsonNode body;
     try {
       body = JSON.readTree(text);
@@ -189,7 +206,16 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     List<Object> params = params(body.path("params"));
     boolean allowPartial = body.path("allow_partial").asBoolean(false);
-    QueryResult result = service.execute(body.get("sql").asText(), params, allowPartial, access);
+    QueryResult result;
+    if (!running.tryAcquire()) {
+      throw QueryException.busy("the service is running " + maxConcurrentQueries + " queries, as many as it may "
+          + "(--max-concurrent-queries); retry shortly");
+    }
+    try {
+      result = service.execute(body.get("sql").asText(), params, allowPartial, access);
+    } finally {
+      running.release();
+    }
     ObjectNode answer = JSON.createObjectNode();
     answer.set("columns", JSON.valueToTree(result.columns()));
     ArrayNode rows = answer.putArray("rows");

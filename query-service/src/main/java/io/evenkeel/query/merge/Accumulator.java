@@ -17,6 +17,9 @@ import java.util.Set;
  * the union of the shards' distinct values.
  */
 final class Accumulator {
+  /** Distinct values one COUNT(DISTINCT ...) may hold in the service. */
+  public static final int MAX_DISTINCT_VALUES = 1_000_000;
+
   private final Expr.Aggregate aggregate;
   private long count;
   private BigDecimal sum;
@@ -29,6 +32,13 @@ final class Accumulator {
     this.distinct = aggregate.distinct() ? new HashSet<>() : null;
   }
 
+  private void addDistinct(Object value) {
+    if (distinct.add(distinctKey(value)) && distinct.size() > MAX_DISTINCT_VALUES) {
+      throw QueryException.invalid(aggregate + " counts more than " + MAX_DISTINCT_VALUES + " distinct values; at most "
+          + MAX_DISTINCT_VALUES + " per aggregate");
+    }
+  }
+
   /** One row's value of the argument ({@code COUNT(*)}: any non-null marker). */
   void add(Object value) {
     if (value == null) {
@@ -36,7 +46,7 @@ final class Accumulator {
     }
     count++;
     if (distinct != null) {
-      distinct.add(distinctKey(value));
+      addDistinct(value);
       return;
     }
     switch (aggregate.function()) {
@@ -60,7 +70,7 @@ final class Accumulator {
       for (Value value : partial.getDistinctValuesList()) {
         Object v = ValueOrder.fromShard(value);
         if (v != null) {
-          distinct.add(distinctKey(v));
+          addDistinct(v);
         }
       }
       return;

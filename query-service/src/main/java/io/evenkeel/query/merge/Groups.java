@@ -8,6 +8,7 @@ import io.evenkeel.query.expr.TableRow;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.shard.Bucket;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,6 +22,9 @@ import java.util.Map;
  * ascending key order (NULL first), as MariaDB returns them.
  */
 public final class Groups {
+  /** Groups a query may make: each is held in the service until the end of the merge. */
+  public static final int MAX_GROUPS = 100_000;
+
   private final SelectStatement statement;
   private final List<Expr.Aggregate> aggregates;
   private final Evaluator evaluator;
@@ -59,7 +63,12 @@ public final class Groups {
   }
 
   private Accumulator[] group(List<Object> key) {
-    return groups.computeIfAbsent(normalize(key), k -> {
+    List<Object> normalized = normalize(key);
+    if (groups.size() >= MAX_GROUPS && !groups.containsKey(normalized)) {
+      throw QueryException.invalid("the query makes more than " + MAX_GROUPS + " groups; at most " + MAX_GROUPS
+          + " (narrow the WHERE or group by fewer columns)");
+    }
+    return groups.computeIfAbsent(normalized, k -> {
       Accumulator[] accumulators = new Accumulator[aggregates.size()];
       for (int i = 0; i < accumulators.length; i++) {
         accumulators[i] = new Accumulator(aggregates.get(i));

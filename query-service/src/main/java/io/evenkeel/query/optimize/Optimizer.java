@@ -8,7 +8,6 @@ import io.evenkeel.query.normalize.PredicateBuilder;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
-import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.SortField;
 import io.evenkeel.schemas.table.Column;
@@ -60,12 +59,8 @@ public final class Optimizer {
     boolean twoPhase = !serviceFilter && sort != null && statement.limit() != null;
     int hits = 0;
     if (twoPhase) {
-      long wanted = statement.offset() + statement.limit();
-      if (wanted > MAX_HITS_PER_SHARD) {
-        throw QueryException.invalid("LIMIT + OFFSET is " + wanted + "; at most " + MAX_HITS_PER_SHARD
-            + " rows can be paged through (narrow the WHERE instead)");
-      }
-      hits = (int) wanted;
+      // Deeper pages are answered when no shard has more matches than this (QueryExecution checks).
+      hits = (int) Math.min(statement.offset() + statement.limit(), MAX_HITS_PER_SHARD);
     }
     return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
         twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits,

@@ -32,6 +32,9 @@ import org.apache.calcite.util.NlsString;
  * may be a select alias.
  */
 final class ExpressionTranslator {
+  /** Values an IN list may hold. */
+  public static final int MAX_IN_VALUES = 10_000;
+
   private final String sql;
   private final String tableAlias;
   private final IntFunction<Object> params;
@@ -128,6 +131,9 @@ final class ExpressionTranslator {
   private Expr in(SqlCall call) {
     if (!(call.operand(1) instanceof SqlNodeList list)) {
       throw QueryException.unsupported("IN with a subquery");
+    }
+    if (list.size() > MAX_IN_VALUES) {
+      throw QueryException.invalid("an IN list has " + list.size() + " values; at most " + MAX_IN_VALUES);
     }
     List<Expr> args = new ArrayList<>();
     args.add(expr(call.operand(0)));

@@ -56,17 +56,46 @@ public final class StatementParser {
   }
 
   /** Parses {@code text}; {@code params} are the values of its {@code ?}s in order (Long, BigDecimal, String, ...). */
+  /** Deepest nesting of parentheses a statement may have. */
+  public static final int MAX_NESTING = 100;
+
   public static SelectStatement parse(String text, List<Object> params) {
     if (text == null || text.isBlank()) {
       throw QueryException.invalid("the request has no SQL; send {\"sql\": \"SELECT ...\"}");
     }
     Parsed parsed = PARSED.getIfPresent(text);
     if (parsed == null) {
+      requireNestingWithin(text, MAX_NESTING);
       parsed = parseText(text);
       PARSED.put(text, parsed);
     }
     StatementParser parser = new StatementParser(parsed.rewritten(), params == null ? List.of() : params);
     return parser.statement(parsed.node(), parsed.explain());
+  }
+
+  /**
+   * Refuses parentheses nested deeper than {@code max} (outside quoted strings and names): the parser and every
+   * step after it recurse over the expression, and thousands of levels would overflow a thread's stack.
+   */
+  static void requireNestingWithin(String text, int max) {
+    int depth = 0;
+    char quote = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        if (c == '\\') {
+          i++;
+        } else if (c == quote) {
+          quote = 0;
+        }
+      } else if (c == '\'' || c == '"' || c == '`') {
+        quote = c;
+      } else if (c == '(' && ++depth > max) {
+        throw QueryException.invalid("the statement nests parentheses more than " + max + " deep");
+      } else if (c == ')') {
+        depth--;
+      }
+    }
   }
 
   private static Parsed parseText(String text) {
@@ -76,7 +105,11 @@ public final class StatementParser {
     try {
       return new Parsed(rewritten, isExplain, SqlParser.create(rewritten, CONFIG).parseQuery());
     } catch (SqlParseException e) {
-      throw QueryException.invalid("SQL syntax error: " + firstLine(e.getMessage()));
+      if (e.getMessage() == null && e.getCause() instanceof StackOverflowError) {
+        // Calcite's parser recursed out of stack (thousands of NOTs, say) and wrapped the error without a message.
+        throw QueryException.invalid("the statement nests too deeply to parse");
+      }
+      throw QueryException.invalid("SQL syntax error: " + firstLine(String.valueOf(e.getMessage())));
     }
   }
 

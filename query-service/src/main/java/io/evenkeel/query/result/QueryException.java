@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Why a query got no (complete) answer, with the HTTP status it maps to: 400 for SQL that is invalid or outside the
  * supported dialect (the message names the construct), 403 when the caller's key may not read what the query names,
- * 504 when shards did not answer in time or at all (the
+ * 503 when the service runs as many queries as it may, 504 when shards did not answer in time or at all (the
  * failures name each shard and its reason).
  */
 public final class QueryException extends RuntimeException {
@@ -33,6 +33,11 @@ public final class QueryException extends RuntimeException {
   /** 403: the caller's key may not read what the query names. */
   public static QueryException forbidden(String message) {
     return new QueryException(403, message, List.of());
+  }
+
+  /** 503: the service is running as many queries as it may at once; the caller may retry shortly. */
+  public static QueryException busy(String message) {
+    return new QueryException(503, message, List.of());
   }
 
   /** 504: some shards did not answer within the deadline, or were unreachable. */

@@ -103,9 +103,15 @@ public final class TestCluster implements AutoCloseable {
 
   /** The same, requiring the API keys of {@code keys} (null: none). */
   public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys) throws Exception {
+    return startService(settings, deadline, keys, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
+  }
+
+  /** The same, answering at most {@code maxConcurrentQueries} queries at once. */
+  public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys,
+      int maxConcurrentQueries) throws Exception {
     QueryService service = QueryService.builder().placement(placement()).routingPolicy(() -> policy)
         .optimizer(settings).deadline(deadline).build();
-    SqlHttpServer http = new SqlHttpServer(service, keys, null, "127.0.0.1", 0);
+    SqlHttpServer http = new SqlHttpServer(service, keys, null, "127.0.0.1", 0, maxConcurrentQueries);
     int port = http.start();
     services.add(http);
     services.add(service);

@@ -27,15 +27,20 @@ import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.index.RowKey;
+import io.evenkeel.shard.index.ShardSearcher;
 import io.evenkeel.shard.search.ShardSearch;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.apache.lucene.search.IndexSearcher;
@@ -145,8 +150,10 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
    */
   private static <I, R> List<R> inParallel(List<I> items, Function<I, R> call) {
     List<CompletableFuture<R>> futures = new ArrayList<>(items.size());
+    // In the call's context, so that its deadline bounds the work on the pool too.
+    Executor pool = Context.currentContextExecutor(SHARD_CALLS);
     for (I item : items.subList(0, Math.max(0, items.size() - 1))) {
-      futures.add(CompletableFuture.supplyAsync(() -> call.apply(item), SHARD_CALLS));
+      futures.add(CompletableFuture.supplyAsync(() -> call.apply(item), pool));
     }
     if (!items.isEmpty()) {
       futures.add(CompletableFuture.completedFuture(call.apply(items.get(items.size() - 1))));
@@ -159,7 +166,11 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     var searchers = shard.searchers();
     IndexSearcher searcher = searchers.acquire();
     try {
-      return ShardSearch.run(searcher, query, shard.hotAttributes());
+      // The caller's deadline (the query service sends what is left of its own) bounds the work, not only the wait.
+      Deadline deadline = Context.current().getDeadline();
+      return ShardSearch.run(deadline == null ? searcher
+          : ShardSearcher.until(searcher, System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS)),
+          query, shard.hotAttributes());
     } finally {
       searchers.release(searcher);
     }
@@ -227,6 +238,9 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     }
     if (e instanceof ReplicaShard.ReplicaUnavailableException || e instanceof Shard.CopiesUnavailableException) {
       return Status.UNAVAILABLE.withDescription(e.getMessage());
+    }
+    if (e instanceof ShardSearcher.SearchTimeoutException) {
+      return Status.DEADLINE_EXCEEDED.withDescription(e.getMessage());
     }
     if (e instanceof IllegalStateException) {
       return Status.FAILED_PRECONDITION.withDescription(e.getMessage());

@@ -6,6 +6,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.BulkScorer;
 import org.apache.lucene.search.CollectionTerminatedException;
 import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.LeafCollector;
 import org.apache.lucene.search.QueryCachingPolicy;
@@ -30,15 +31,43 @@ public final class ShardSearcher extends IndexSearcher {
     return new SearcherFactory() {
       @Override
       public IndexSearcher newSearcher(IndexReader reader, IndexReader previousReader) {
-        ShardSearcher searcher = new ShardSearcher(reader);
+        ShardSearcher searcher = new ShardSearcher(reader, Long.MAX_VALUE);
         searcher.setQueryCachingPolicy(policy);
         return searcher;
       }
     };
   }
 
-  private ShardSearcher(IndexReader reader) {
+  /** Documents scored between two looks at the clock. */
+  private static final int DOCS_PER_CHECK = 1 << 14;
+
+  /** {@link System#nanoTime()} after which a search stops; {@code Long.MAX_VALUE}: never. */
+  private final long deadlineNanos;
+
+  private ShardSearcher(IndexReader reader, long deadlineNanos) {
     super(reader);
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /**
+   * The same reader and caching, searched until {@code deadlineNanos} ({@link System#nanoTime()}) at most: a search
+   * still running then stops with {@link SearchTimeoutException}, so a caller that has given up costs no more CPU.
+   */
+  public static IndexSearcher until(IndexSearcher searcher, long deadlineNanos) {
+    ShardSearcher bounded = new ShardSearcher(searcher.getIndexReader(), deadlineNanos);
+    bounded.setQueryCachingPolicy(searcher.getQueryCachingPolicy());
+    bounded.setQueryCache(searcher.getQueryCache());
+    bounded.setSimilarity(searcher.getSimilarity());
+    return bounded;
+  }
+
+  /** A search stopped at its deadline. */
+  public static final class SearchTimeoutException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SearchTimeoutException(String message) {
+      super(message);
+    }
   }
 
   @Override
@@ -54,7 +83,20 @@ public final class ShardSearcher extends IndexSearcher {
       return;
     }
     try {
-      scorer.score(leafCollector, context.reader().getLiveDocs());
+      if (deadlineNanos == Long.MAX_VALUE) {
+        scorer.score(leafCollector, context.reader().getLiveDocs());
+      } else {
+        // In windows of documents, looking at the clock between them.
+        int maxDoc = context.reader().maxDoc();
+        for (int from = 0; from < maxDoc && from != DocIdSetIterator.NO_MORE_DOCS; ) {
+          if (System.nanoTime() - deadlineNanos > 0) {
+            throw new SearchTimeoutException("the search passed its deadline in segment " + context.ord + " of "
+                + leafContexts.size() + " and was stopped");
+          }
+          from = scorer.score(leafCollector, context.reader().getLiveDocs(), from,
+              (int) Math.min(maxDoc, (long) from + DOCS_PER_CHECK));
+        }
+      }
     } catch (CollectionTerminatedException e) {
       // the collector has what it needs from this segment
     }
