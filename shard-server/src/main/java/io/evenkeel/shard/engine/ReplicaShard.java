@@ -240,7 +240,7 @@ public final class ReplicaShard implements ShardCopy {
       ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(),
           settings.hotAttributes(), new PrimaryTerm(term, -1), files -> {});
       long[] replayed = new long[1];
-      translog.replay(1, record -> {
+      translog.replay(Translog.OLDEST, record -> {
         try {
           replayed[0] += apply(index, record.firstSeqNo(), record.payload());
         } catch (IOException e) {

@@ -125,7 +125,10 @@ public final class Shard implements ShardCopy {
     ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(), settings.hotAttributes(),
         term, replicas);
     Map<String, String> commit = index.openedCommitData();
-    long fromGeneration = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_TRANSLOG_GENERATION, "1"));
+    // A commit of this shard's own names where its translog tail starts; without one (a new index, or the copied
+    // commit of a promoted replica) every generation on disk is replayed.
+    long fromGeneration = commit.containsKey(ShardIndex.COMMIT_TRANSLOG_GENERATION)
+        ? Long.parseLong(commit.get(ShardIndex.COMMIT_TRANSLOG_GENERATION)) : Translog.OLDEST;
     long committedSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
     Translog translog = Translog.open(directory.resolve("translog"));
     Shard shard = new Shard(id, settings, translog, index, replicas, Math.max(committedSeqNo, minMaxSeqNo));

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
+import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,8 @@ public final class Translog implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Translog.class);
   private static final int HEADER_BYTES = Integer.BYTES + Long.BYTES;
   private static final int FOOTER_BYTES = Integer.BYTES;
+  /** For {@link #replay}: every generation on disk, however old the oldest is. */
+  public static final long OLDEST = 0;
   /** Larger lengths can only come from a torn or corrupt header. */
   static final int MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
 
@@ -69,6 +72,9 @@ public final class Translog implements Closeable {
     Path file = fileOf(directory, generation);
     FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
         StandardOpenOption.WRITE);
+    if (generations.isEmpty()) {
+      IOUtils.fsync(directory, true);
+    }
     long valid = scan(channel, generation, record -> {});
     if (valid < channel.size()) {
       LOG.warn("translog {}: dropping a torn or corrupt tail of {} bytes at offset {} (an unacknowledged append)",
@@ -125,6 +131,8 @@ public final class Translog implements Closeable {
       generation++;
       channel = FileChannel.open(fileOf(directory, generation), StandardOpenOption.CREATE_NEW,
           StandardOpenOption.READ, StandardOpenOption.WRITE);
+      // The new file's name must be on disk before a commit names its generation as where replay starts.
+      IOUtils.fsync(directory, true);
       writtenOffset = 0;
       syncedOffset = 0;
       syncedGeneration = generation;
@@ -139,11 +147,27 @@ public final class Translog implements Closeable {
     }
   }
 
-  /** Reads every record of generations >= {@code fromGeneration}, oldest first. */
+  /**
+   * Reads every record of generations >= {@code fromGeneration} ({@link #OLDEST}: all on disk), oldest first. Every
+   * generation from there to the current one must be on disk: a missing one is an error naming it, never a silent
+   * skip of its writes.
+   */
   public void replay(long fromGeneration, Consumer<TranslogRecord> consumer) throws IOException {
     synchronized (syncLock) {
       ensureOpen();
-      for (var entry : generations(directory).tailMap(fromGeneration).entrySet()) {
+      TreeMap<Long, Path> present = generations(directory);
+      long first = fromGeneration == OLDEST ? present.firstKey() : fromGeneration;
+      if (first > generation) {
+        throw new IOException("translog generation " + first + " is missing from " + directory
+            + " (the newest present is " + generation + ")");
+      }
+      for (long gen = first; gen <= generation; gen++) {
+        if (!present.containsKey(gen)) {
+          throw new IOException("translog generation " + gen + " is missing from " + directory + " (replay needs "
+              + "generations " + first + " to " + generation + "; present: " + present.keySet() + ")");
+        }
+      }
+      for (var entry : present.tailMap(first).entrySet()) {
         long gen = entry.getKey();
         if (gen == generation) {
           scan(channel, gen, consumer);

@@ -268,6 +268,11 @@ class ReplicationTest {
   void aPromotedReplicaHoldsEveryAcknowledgedWriteEvenUnrefreshed() throws Exception {
     // Refreshes once a minute: the acknowledged writes below reach the replica only through its translog.
     ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 60_000);
+    // A primary that has committed many times: its translog generations are far ahead of the new replica's, whose
+    // own translog is what the promotion must replay.
+    for (int i = 0; i < 20; i++) {
+      primary.primary(SHARD).commit();
+    }
     ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 60_000);
     ShardServiceBlockingStub onPrimary = stub(primary);
     awaitTrue(() -> stats(stub(replica)).getRole().equals("REPLICA"));

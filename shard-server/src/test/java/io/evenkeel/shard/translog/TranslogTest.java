@@ -1,6 +1,7 @@
 package io.evenkeel.shard.translog;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -106,7 +107,26 @@ class TranslogTest {
     }
     try (Translog translog = Translog.open(dir)) {
       assertThat(translog.currentGeneration()).isEqualTo(2);
-      assertThat(replayAll(translog, 1)).containsExactly("2:batch-2");
+      assertThat(replayAll(translog, Translog.OLDEST)).containsExactly("2:batch-2");
+    }
+  }
+
+  @Test
+  void aMissingGenerationIsAnErrorNamingIt() throws IOException {
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+      translog.rollGeneration();
+      translog.append(2, payload(2));
+      translog.rollGeneration();
+      translog.append(3, payload(3));
+    }
+    java.nio.file.Files.delete(dir.resolve("translog-2.tlog"));
+    try (Translog translog = Translog.open(dir)) {
+      assertThatThrownBy(() -> replayAll(translog, 1)).isInstanceOf(IOException.class)
+          .hasMessageStartingWith("translog generation 2 is missing from " + dir);
+      assertThatThrownBy(() -> replayAll(translog, 5)).isInstanceOf(IOException.class)
+          .hasMessageContaining("the newest present is 3");
+      assertThat(replayAll(translog, 3)).hasSize(1);
     }
   }
 }
