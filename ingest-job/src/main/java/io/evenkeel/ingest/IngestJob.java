@@ -59,6 +59,9 @@ public final class IngestJob {
     // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
     // are instead of deep-copying every Avro change at each step.
     env.getConfig().enableObjectReuse();
+    // A checkpoint that cannot complete (routing waits out a ZooKeeper outage, a shard server is paused) expires;
+    // the job goes on and the next one completes once the wait is over, instead of restarting and replaying.
+    env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
         .setProperties(settings.kafkaProperties())
         .setBootstrapServers(settings.bootstrapServers)

@@ -235,6 +235,32 @@ class IngestJobIT {
     second.cancel().get(30, TimeUnit.SECONDS);
   }
 
+  /**
+   * ZooKeeper stopped for 45 s in the middle of a stream: the routers stop routing and wait (the job neither fails
+   * nor restarts; checkpoints that cannot pass the wait expire), and once ZooKeeper is back every row arrives.
+   */
+  @Test
+  void aZooKeeperOutageDuringIngestStopsNothingForGood() throws Exception {
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    producer.produce("changes", 30_000, Integer.MAX_VALUE, 15_000);
+    zookeeper.stop();
+    long stopped = System.nanoTime();
+    producer.produce("changes", 60_000, Integer.MAX_VALUE, 15_000);
+    producer.kafka.flush();
+    while (System.nanoTime() - stopped < TimeUnit.SECONDS.toNanos(45)) {
+      assertThat(job.getJobStatus().get()).as("job status during the outage").isEqualTo(JobStatus.RUNNING);
+      Thread.sleep(1_000);
+    }
+    zookeeper.restart();
+    long restarted = System.nanoTime();
+    producer.kafka.close();
+    awaitIndexed(producer.stream.expectedLiveRows(), job);
+    System.out.printf("ZooKeeper outage of 45 s: every row indexed %d ms after it came back%n",
+        (System.nanoTime() - restarted) / 1_000_000);
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
   @Test
   void aJobStartingOnALoadedClusterProposesRulesFromStorageShares() throws Exception {
     // Rows already stored (written straight to the shards, all at L = 1): tenant 7 holds 60% of them.

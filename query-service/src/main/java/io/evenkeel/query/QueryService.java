@@ -36,6 +36,7 @@ public final class QueryService implements SqlService, AutoCloseable {
   private final ShardClients clients;
   private final Optimizer optimizer;
   private final Duration deadline;
+  private final Supplier<String> staleRules;
   private final AttributeFrequency attributeFrequency = new AttributeFrequency();
 
   private QueryService(Builder builder) {
@@ -43,6 +44,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     this.clients = new ShardClients(builder.placement, builder.tls);
     this.optimizer = new Optimizer(builder.optimizer);
     this.deadline = builder.deadline;
+    this.staleRules = builder.staleRules;
   }
 
   public static Builder builder() {
@@ -56,8 +58,18 @@ public final class QueryService implements SqlService, AutoCloseable {
     private OptimizerSettings optimizer = OptimizerSettings.defaults();
     private Duration deadline = Duration.ofSeconds(5);
     private ClientTls tls;
+    private Supplier<String> staleRules = () -> null;
 
     private Builder() {}
+
+    /**
+     * Why the routing rules may be out of date now, or null when they are current: answers carry it (default: never
+     * stale, for fixed policies).
+     */
+    public Builder staleRules(Supplier<String> staleRules) {
+      this.staleRules = Objects.requireNonNull(staleRules);
+      return this;
+    }
 
     /** Mutual TLS to the shard servers (default: plaintext). */
     public Builder tls(ClientTls tls) {
@@ -126,11 +138,12 @@ public final class QueryService implements SqlService, AutoCloseable {
     }
     attributeFrequency.record(statement);
     QueryPlan plan = optimizer.plan(statement);
+    String stale = staleRules.get();
     Route route = router.route(plan.where());
     if (statement.explain()) {
       List<List<Object>> lines = new ArrayList<>();
       PlanPrinter.lines(plan, route.reason(), route.size()).forEach(line -> lines.add(List.of(line)));
-      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0);
+      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, stale);
     }
     QueryExecution execution = new QueryExecution(clients, plan, route, allowPartial,
         Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
@@ -138,7 +151,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     List<String> columns = new ArrayList<>();
     statement.items().forEach(item -> columns.add(item.label()));
     return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
-        execution.shardSearchMicros());
+        execution.shardSearchMicros(), stale);
   }
 
   @Override

@@ -79,6 +79,9 @@ public final class QueryServiceMain implements Callable<Integer> {
       + "authenticate with ZooKeeper (digest), as the ingest job that created the rules did.")
   Path zookeeperCredentials;
 
+  /** Why the rule list may be out of date now (null: it is not); set by {@link #routing()}. */
+  private Supplier<String> staleRules = () -> null;
+
   @Option(names = "--max-concurrent-queries", defaultValue = "" + SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES,
       description = "Queries answered at once; more get 503 (default: ${DEFAULT-VALUE}).")
   int maxConcurrentQueries;
@@ -193,6 +196,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
         .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
+        .staleRules(staleRules)
         .build();
     SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port, maxConcurrentQueries);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
@@ -251,8 +255,16 @@ public final class QueryServiceMain implements Callable<Integer> {
     }
     CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
         new ExponentialBackoffRetry(200, 10));
-    RuleListClient ruleList = new RuleListClient(client, RuleProtocolConfig.builder(zookeeperRoot, numShards).build());
+    RuleProtocolConfig config = RuleProtocolConfig.builder(zookeeperRoot, numShards).build();
+    RuleListClient ruleList = new RuleListClient(client, config);
     ruleList.start();
+    long staleAfterMs = config.effectiveDelayMs() / 2;
+    staleRules = () -> {
+      long cutOff = ruleList.disconnectedMillis();
+      return cutOff > staleAfterMs ? "the rule list has been cut off from ZooKeeper for " + cutOff + " ms (over T/2 = "
+          + staleAfterMs + " ms): rules committed meanwhile are unknown here, so rows of tenants widened since may be "
+          + "missing" : null;
+    };
     return () -> RoutingPolicy.dynamic(ruleList.current());
   }
 

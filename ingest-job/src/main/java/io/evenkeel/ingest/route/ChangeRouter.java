@@ -1,9 +1,10 @@
 package io.evenkeel.ingest.route;
 
 import io.evenkeel.ingest.settings.IngestSettings;
+import io.evenkeel.ingest.source.SourcedChange;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.Participant;
-import io.evenkeel.ingest.source.SourcedChange;
+import io.evenkeel.router.protocol.RoutingPendingException;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.time.Duration;
@@ -13,6 +14,8 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gives each change its shard. With the dynamic policy every parallel instance is a participant of the rule commit
@@ -21,6 +24,7 @@ import org.apache.flink.util.Collector;
  * time, so updates and deletes go where the insert went.
  */
 public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedChange> {
+  private static final Logger LOG = LoggerFactory.getLogger(ChangeRouter.class);
   private final IngestSettings settings;
   private transient CuratorFramework zookeeper;
   private transient Participant participant;
@@ -59,13 +63,30 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
       shard = fixed.shardFor(change);
       hot = false;
     } else {
-      shard = participant.route(tenant, change.getRowId(), change.getCreatedTime(), maxWait);
+      shard = route(change);
       // By the row's creation time, so every change of a row goes to the same lane of the sink, in order.
       hot = participant.ruleList().offsetSizeFor(tenant, change.getCreatedTime()) > 1;
     }
     routed.inc();
     out.collect(new RoutedChange(shard, hot, change, sourced.encoded, sourced.topic, sourced.partition,
         sourced.offset, sourced.offset));
+  }
+
+  /**
+   * Routes by the participant, waiting as long as it takes: while it is cut off from ZooKeeper (or a round stays
+   * undecided) no row may be routed, and failing the job would not route one sooner; it would replay everything
+   * since the last checkpoint instead. The wait holds this task (backpressure), checkpoints that cannot pass it
+   * expire and are tolerated ({@code IngestJob}), and routing resumes when the participant has rejoined.
+   */
+  private int route(TransactionLogChange change) throws InterruptedException {
+    long started = System.nanoTime();
+    while (true) {
+      try {
+        return participant.route(change.getTenantId(), change.getRowId(), change.getCreatedTime(), maxWait);
+      } catch (RoutingPendingException e) {
+        LOG.warn("routing waits ({} s so far): {}", (System.nanoTime() - started) / 1_000_000_000, e.reason());
+      }
+    }
   }
 
   @Override

@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code POST /sql} {@code {"sql": "...", "params": [...], "allow_partial": false}} → {@code {"columns",
- *       "rows", "took_ms", "shards": {"total", "succeeded", "failed"}}}; {@code EXPLAIN SELECT ...} answers one
- *       "plan" column, a row per line.
+ *       "rows", "took_ms", "shards": {"total", "succeeded", "failed"}}} ({@code "possibly_stale"} and {@code
+ *       "stale_reason"} when the routing rules may be out of date); {@code EXPLAIN SELECT ...} answers one "plan"
+ *       column, a row per line.
  *   <li>{@code GET /health} → {@code {"status": "ok"}}.
  *   <li>{@code GET /attributes?top=N} → attribute keys by query count and the N most used ones: the hot list for
  *       frequency-based indexing.
@@ -230,6 +231,10 @@ public final class SqlHttpServer implements AutoCloseable {
     if (result.partial()) {
       answer.put("partial", true);
       shards.set("failures", JSON.valueToTree(result.failures()));
+    }
+    if (result.staleRules() != null) {
+      answer.put("possibly_stale", true);
+      answer.put("stale_reason", result.staleRules());
     }
     return answer;
   }

@@ -9,9 +9,10 @@ import java.util.List;
  *
  * @param shardSearchMicros the shards' own search time, summed over the shards (the index work of the plan,
  *     without transport and merging)
+ * @param staleRules why the routing rules this answer used may be out of date (null when they are current)
  */
 public record QueryResult(List<String> columns, List<List<Object>> rows, long tookMs, int shardsTotal,
-    List<ShardFailure> failures, long shardSearchMicros) {
+    List<ShardFailure> failures, long shardSearchMicros, String staleRules) {
   public QueryResult {
     columns = List.copyOf(columns);
     rows = List.copyOf(rows);

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,6 +20,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +48,9 @@ public final class RuleListClient implements Closeable {
   private final ExecutorService applier;
 
   private volatile RuleList current;
+  /** {@link System#nanoTime()} when the connection to ZooKeeper was lost; 0 while connected and caught up. */
+  private volatile long disconnectedSince;
+  private final ConnectionStateListener connectionListener = (c, state) -> onConnectionState(state);
 
   // Applier thread only.
   private final TreeMap<Long, Rule> staged = new TreeMap<>();
@@ -63,8 +69,55 @@ public final class RuleListClient implements Closeable {
     lifecycle.start();
     layout.ensurePaths(client);
     cache.listenable().addListener(CuratorCacheListener.builder().forCreates(this::onCreated).build());
+    client.getConnectionStateListenable().addListener(connectionListener);
     cache.start();
     refresh();
+  }
+
+  /**
+   * How long this client has been cut off from ZooKeeper (0 when connected and caught up): rules committed meanwhile
+   * are unknown here. A rule takes effect T after its commit, so a reader cut off for less than that still routes
+   * every row correctly; readers flag answers once it passes T/2.
+   */
+  public long disconnectedMillis() {
+    long since = disconnectedSince;
+    return since == 0 ? 0 : Math.max(1, (System.nanoTime() - since) / 1_000_000);
+  }
+
+  /** After a reconnection: reads what was committed meanwhile, retrying each second, and only then clears the flag. */
+  private void catchUp() {
+    while (lifecycle.isStarted()) {
+      try {
+        refresh();
+        disconnectedSince = 0;
+        LOG.info("rule list {}: reconnected and caught up ({} rules)", layout.rules(), current.size());
+        return;
+      } catch (Exception e) {
+        LOG.warn("rule list {}: reading the rules after reconnecting failed, retrying: {}", layout.rules(),
+            e.toString());
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException interrupted) {
+          return;
+        }
+      }
+    }
+  }
+
+  private void onConnectionState(ConnectionState state) {
+    switch (state) {
+      case SUSPENDED, LOST -> {
+        if (disconnectedSince == 0) {
+          disconnectedSince = System.nanoTime();
+          LOG.warn("rule list {}: disconnected from ZooKeeper ({}); rules committed meanwhile are unknown here",
+              layout.rules(), state);
+        }
+      }
+      case RECONNECTED -> CompletableFuture.runAsync(this::catchUp);
+      default -> {
+        // CONNECTED comes once, before start() reads the list; READ_ONLY is not enabled.
+      }
+    }
   }
 
   /** The committed rules as last applied here: complete up to some index, never half of a commit. */
@@ -114,6 +167,7 @@ public final class RuleListClient implements Closeable {
   @Override
   public void close() {
     if (lifecycle.close()) {
+      client.getConnectionStateListenable().removeListener(connectionListener);
       cache.close();
       applier.shutdownNow();
     }
