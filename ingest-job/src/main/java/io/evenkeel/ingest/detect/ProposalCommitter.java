@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -39,6 +42,8 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   private transient Counter proposed;
   private transient Counter committed;
   private transient Counter aborted;
+  /** Submits proposals (a ZooKeeper write each) off the task thread, one at a time. */
+  private transient ExecutorService submitter;
 
   public ProposalCommitter(IngestSettings settings) {
     this.settings = settings;
@@ -54,6 +59,11 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
     // The detector already rests each tenant between proposals; no further rate limit here.
     proposer = new RuleProposer(zookeeper, settings.protocolConfig(), id, Duration.ZERO);
     proposer.start();
+    submitter = Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "rule-proposals");
+      thread.setDaemon(true);
+      return thread;
+    });
     if (proposer.ruleList().size() == 0) {
       CompletableFuture.runAsync(this::proposeInitialRules);
     }
@@ -78,29 +88,49 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   }
 
   @Override
-  public void asyncInvoke(RuleProposal proposal, ResultFuture<RuleProposal> result) throws Exception {
+  public void asyncInvoke(RuleProposal proposal, ResultFuture<RuleProposal> result) {
     proposed.inc();
-    proposer.submit(RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId())
-            .because(proposal.getReason()))
-        .whenComplete((outcome, failure) -> {
-          RuleProposal.Builder decided = RuleProposal.newBuilder(proposal);
-          if (failure != null) {
-            decided.setOutcome(ProposalOutcome.ABORTED).setOutcomeReason("proposal failed: " + failure);
-            aborted.inc();
-          } else if (outcome.status() == RoundOutcome.Status.COMMITTED) {
-            decided.setOutcome(ProposalOutcome.COMMITTED).setEffectiveTime(outcome.rule().effectiveTime())
-                .setOutcomeReason(outcome.toString());
-            committed.inc();
-          } else {
-            decided.setOutcome(ProposalOutcome.ABORTED).setOutcomeReason(outcome.toString());
-            aborted.inc();
-          }
-          result.complete(List.of(decided.build()));
-        });
+    // Submitting writes to ZooKeeper, which may be away for a while: never on the task thread.
+    CompletableFuture.supplyAsync(() -> {
+      try {
+        return proposer.submit(RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId())
+            .because(proposal.getReason()));
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    }, submitter).thenCompose(decision -> decision).whenComplete((outcome, failure) -> {
+      RuleProposal.Builder decided = RuleProposal.newBuilder(proposal);
+      if (failure != null) {
+        decided.setOutcome(ProposalOutcome.ABORTED).setOutcomeReason("proposal failed: " + failure);
+        aborted.inc();
+      } else if (outcome.status() == RoundOutcome.Status.COMMITTED) {
+        decided.setOutcome(ProposalOutcome.COMMITTED).setEffectiveTime(outcome.rule().effectiveTime())
+            .setOutcomeReason(outcome.toString());
+        committed.inc();
+      } else {
+        decided.setOutcome(ProposalOutcome.ABORTED).setOutcomeReason(outcome.toString());
+        aborted.inc();
+      }
+      result.complete(List.of(decided.build()));
+    });
+  }
+
+  /**
+   * No decision within 3T (ZooKeeper away, say): the proposal is reported aborted, and the job goes on; the detector
+   * proposes again if the tenant stays hot. A round decided later still applies, through the rule list.
+   */
+  @Override
+  public void timeout(RuleProposal proposal, ResultFuture<RuleProposal> result) {
+    aborted.inc();
+    result.complete(List.of(RuleProposal.newBuilder(proposal).setOutcome(ProposalOutcome.ABORTED)
+        .setOutcomeReason("no decision within " + settings.effectiveDelayMs * 3 + " ms (3T)").build()));
   }
 
   @Override
   public void close() throws Exception {
+    if (submitter != null) {
+      submitter.shutdownNow();
+    }
     if (proposer != null) {
       proposer.close();
     }
