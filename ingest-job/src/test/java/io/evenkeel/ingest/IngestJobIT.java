@@ -42,8 +42,10 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -78,6 +80,8 @@ class IngestJobIT {
   @TempDir Path dir;
   private TestingServer zookeeper;
   private KafkaBroker kafka;
+  /** Starts the broker again on the same ports and directory. */
+  private KafkaBroker.Builder kafkaBroker;
   private final List<ShardServerProcess> servers = new ArrayList<>();
   private IngestSettings settings;
   private final List<JobClient> jobs = new ArrayList<>();
@@ -88,8 +92,9 @@ class IngestJobIT {
     // The job reaches Kafka only through a SASL/PLAIN listener, with its --kafka-config; the test's own clients
     // use the plaintext one.
     int saslPort = KafkaBroker.freePort();
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort())
-        .saslPlain(saslPort, "ingest", "s3cret").start();
+    kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort())
+        .saslPlain(saslPort, "ingest", "s3cret");
+    kafka = kafkaBroker.start();
     kafka.createTopic("changes", 4);
     Path kafkaConfig = dir.resolve("kafka.properties");
     Files.writeString(kafkaConfig, String.join("\n", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
@@ -129,7 +134,9 @@ class IngestJobIT {
   }
 
   private JobClient submit(Configuration configuration) throws Exception {
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    if (!configuration.contains(RestartStrategyOptions.RESTART_STRATEGY)) {
+      configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration);
     env.setParallelism(2);
     env.enableCheckpointing(500, CheckpointingMode.EXACTLY_ONCE);
@@ -259,6 +266,54 @@ class IngestJobIT {
     producer.kafka.close();
     awaitIndexed(producer.stream.expectedLiveRows(), job);
     System.out.printf("ZooKeeper outage of 45 s: every row indexed %d ms after it came back%n",
+        (System.nanoTime() - restarted) / 1_000_000);
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  /**
+   * A crash, not a cancel: the task manager running the job dies mid-stream (a tenant turning hot meanwhile); Flink
+   * restarts the job from its last checkpoint on a new task manager, and the index ends as a run without the crash.
+   */
+  @Test
+  void aCrashedJobRestartsFromItsCheckpointWithTheSameIndex(@InjectMiniCluster MiniCluster miniCluster) throws Exception {
+    Configuration configuration = new Configuration();
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(configuration);
+    producer.produce("changes", 60_000, 30_000, 20_000);
+    miniCluster.terminateTaskManager(0).get(60, TimeUnit.SECONDS);
+    long crashed = System.nanoTime();
+    miniCluster.startTaskManager();
+    producer.produce("changes", 120_000, 30_000, 20_000);
+    producer.kafka.close();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (job.getJobStatus().get() != JobStatus.RUNNING) {
+      assertThat(System.nanoTime()).as("job running again after the crash").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    awaitIndexed(producer.stream.expectedLiveRows(), job);
+    System.out.printf("crash of the task manager: every row indexed %d ms after it%n",
+        (System.nanoTime() - crashed) / 1_000_000);
+  }
+
+  /** The Kafka broker restarted in the middle of a stream: the job rides it out, and every row arrives once. */
+  @Test
+  void aKafkaBrokerRestartDuringIngestLosesNothing() throws Exception {
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    producer.produce("changes", 30_000, Integer.MAX_VALUE, 15_000);
+    producer.kafka.flush();
+    kafka.close();
+    Thread.sleep(10_000);
+    assertThat(job.getJobStatus().get()).as("job status with the broker down").isEqualTo(JobStatus.RUNNING);
+    kafka = kafkaBroker.start();
+    long restarted = System.nanoTime();
+    producer.produce("changes", 60_000, Integer.MAX_VALUE, 15_000);
+    producer.kafka.close();
+    awaitIndexed(producer.stream.expectedLiveRows(), job);
+    System.out.printf("Kafka broker restart: every row indexed %d ms after it came back%n",
         (System.nanoTime() - restarted) / 1_000_000);
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
   }
