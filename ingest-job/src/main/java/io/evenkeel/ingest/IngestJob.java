@@ -20,6 +20,9 @@ import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.WindowSummary;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -36,7 +39,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The ingest pipeline: Kafka → decode (bad records to the dead-letter topic) → route (a participant of the rule
@@ -70,7 +76,7 @@ public final class IngestJob {
         .setStartingOffsets(switch (settings.startOffsets) {
           case "earliest" -> OffsetsInitializer.earliest();
           case "latest" -> OffsetsInitializer.latest();
-          default -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+          default -> writtenOffsets(settings);
         })
         .setDeserializer(new RawRecordDeserializer())
         .build();
@@ -128,6 +134,34 @@ public final class IngestJob {
         .name("rule commit protocol").uid("rule-commit").setParallelism(1)
         .sinkTo(kafka(settings, settings.proposalTopic, RuleProposal.class))
         .name("proposals: " + settings.proposalTopic).uid("proposals");
+  }
+
+  /**
+   * Where "committed" starts a new job: at the offsets the shard sink published as written (everything before them
+   * acknowledged by a shard, folded or dead-lettered), not at the source's own commits, which a checkpoint makes
+   * while the sink still holds unacknowledged changes in its state. Partitions without a written offset fall back to
+   * the group's committed offset, then the earliest.
+   */
+  private static OffsetsInitializer writtenOffsets(IngestSettings settings) {
+    Properties properties = settings.kafkaProperties();
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
+    try (Admin admin = Admin.create(properties)) {
+      Map<TopicPartition, Long> written = new HashMap<>();
+      admin.listConsumerGroupOffsets(settings.writtenOffsetsGroup()).partitionsToOffsetAndMetadata()
+          .get(60, TimeUnit.SECONDS).forEach((partition, offset) -> {
+            if (offset != null && partition.topic().equals(settings.topic)) {
+              written.put(partition, offset.offset());
+            }
+          });
+      return written.isEmpty() ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
+          : OffsetsInitializer.offsets(written, OffsetResetStrategy.EARLIEST);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the written offsets", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("cannot read the written offsets of group " + settings.writtenOffsetsGroup()
+          + " from " + settings.bootstrapServers + ": " + e.getMessage(), e);
+    }
   }
 
   private static <T extends SpecificRecord> KafkaSink<T> kafka(IngestSettings settings, String topic, Class<T> type) {

@@ -298,6 +298,52 @@ class IngestJobIT {
         (System.nanoTime() - crashed) / 1_000_000);
   }
 
+  /**
+   * One shard server paused (SIGSTOP) for 60 s in the middle of a stream: the rows of the other server's shards keep
+   * becoming searchable within seconds, checkpoints go on (the paused shards' unacknowledged changes are the sink's
+   * state), the job stays RUNNING, and after SIGCONT every row is there exactly once.
+   */
+  @Test
+  void aPausedShardServerDelaysOnlyTheWritesToIt() throws Exception {
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    producer.produce("changes", 20_000, Integer.MAX_VALUE, 10_000);
+    servers.get(1).pause();
+    long paused = System.nanoTime();
+    try {
+      producer.produce("changes", 40_000, Integer.MAX_VALUE, 10_000);
+      producer.kafka.flush();
+      long produced = System.nanoTime();
+      RoutingPolicy policy = RoutingPolicy.dynamic(currentRules());
+      long onRunningServer = producer.stream.expectedLiveRows().values().stream()
+          .filter(row -> policy.shardFor(row.getTenantId(), row.getRowId(), row.getCreatedTime()) < 4).count();
+      long docs = -1;
+      while (docs != onRunningServer) {
+        assertThat(System.nanoTime() - produced).as("rows of shards 0-3 searchable while shards 4-7 are paused "
+            + "(%d of %d)", docs, onRunningServer).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        Thread.sleep(100);
+        docs = 0;
+        for (int shard = 0; shard < 4; shard++) {
+          docs += servers.get(0).stub().withDeadlineAfter(2, TimeUnit.SECONDS)
+              .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
+        }
+      }
+      System.out.printf("paused server: the other server's %,d rows searchable %d ms after the last was produced%n",
+          onRunningServer, (System.nanoTime() - produced) / 1_000_000);
+      while (System.nanoTime() - paused < TimeUnit.SECONDS.toNanos(60)) {
+        assertThat(job.getJobStatus().get()).as("job status while a server is paused").isEqualTo(JobStatus.RUNNING);
+        Thread.sleep(1_000);
+      }
+    } finally {
+      servers.get(1).resume();
+    }
+    long resumed = System.nanoTime();
+    producer.kafka.close();
+    awaitIndexed(producer.stream.expectedLiveRows(), job);
+    System.out.printf("paused server: every row indexed %d ms after SIGCONT%n", (System.nanoTime() - resumed) / 1_000_000);
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
   /** The Kafka broker restarted in the middle of a stream: the job rides it out, and every row arrives once. */
   @Test
   void aKafkaBrokerRestartDuringIngestLosesNothing() throws Exception {

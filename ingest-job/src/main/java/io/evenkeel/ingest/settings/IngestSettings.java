@@ -113,6 +113,11 @@ public class IngestSettings implements Serializable {
           + " backpressures. (default: ${DEFAULT-VALUE})")
   public int sinkHotBuffer = 20_000;
 
+  @Option(names = "--sink-lane-buffer",
+      description = "How many changes one shard's normal lane may buffer while its shard is slow or away, before"
+          + " the sink backpressures every shard. (default: ${DEFAULT-VALUE})")
+  public int sinkLaneBuffer = 50_000;
+
   @Option(names = "--sink-request-timeout-ms",
       description = "Deadline of one write request. (default: ${DEFAULT-VALUE})")
   public long sinkRequestTimeoutMs = 30_000;
@@ -210,6 +215,7 @@ public class IngestSettings implements Serializable {
     requirePositive("monitor window", monitorWindowMs);
     requirePositive("sink batch size", sinkBatchSize);
     requirePositive("sink linger", sinkLingerMs);
+    requirePositive("sink lane buffer", sinkLaneBuffer);
     if (batchWindowMs < 0) {
       throw new IllegalArgumentException("batch window must be >= 0 ms (0 disables batching); got: " + batchWindowMs);
     }

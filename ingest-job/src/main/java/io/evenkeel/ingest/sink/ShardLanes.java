@@ -1,6 +1,8 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
@@ -13,25 +15,29 @@ import org.apache.kafka.common.TopicPartition;
  * lane (the router decides "hot" by the row's creation time), so a shard receives a row's changes in order: a partial
  * update never overtakes the insert it applies to.
  *
- * <p>Backpressure: a normal lane whose request is still in flight blocks {@link #add} when its buffer is full, which
- * backpressures Flink instead of buffering without bound. Hotspot isolation: a hot tenant's lane keeps buffering (up
- * to {@code hotBuffer} changes) while its request is in flight, so a hot tenant's backlog does not stall the other
- * tenants of the same shard; only a full hot buffer blocks.
+ * <p>Isolation and backpressure: a lane keeps buffering while its request is in flight (a normal lane up to {@code
+ * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}), so one slow or paused shard, or one hot tenant's
+ * backlog, delays only its own lane while the task thread goes on feeding every other; only a lane at its bound
+ * blocks {@link #add}, which backpressures Flink instead of buffering without bound. A checkpoint does not wait for
+ * the lanes: their unacknowledged changes are the sink's state ({@link #unacknowledged}) and are sent again after a
+ * restore.
  */
 final class ShardLanes {
   private final Lane[][] lanes;
   private final int batchSize;
   private final int hotBuffer;
+  private final int laneBuffer;
   private final long lingerMs;
   private final LongSupplier clock;
   private final ShardWriteClient client;
   private final SinkMetrics metrics;
   private final WrittenOffsets written = new WrittenOffsets();
 
-  ShardLanes(int numShards, int batchSize, int hotBuffer, long lingerMs, LongSupplier clock, ShardWriteClient client,
-      SinkMetrics metrics) {
+  ShardLanes(int numShards, int batchSize, int hotBuffer, int laneBuffer, long lingerMs, LongSupplier clock,
+      ShardWriteClient client, SinkMetrics metrics) {
     this.batchSize = batchSize;
     this.hotBuffer = hotBuffer;
+    this.laneBuffer = laneBuffer;
     this.lingerMs = lingerMs;
     this.clock = clock;
     this.client = client;
@@ -48,9 +54,8 @@ final class ShardLanes {
     Lane lane = lanes[routed.shard][routed.hot ? 1 : 0];
     int buffered = lane.add(routed, written.track(routed), clock);
     if (buffered >= batchSize) {
-      // The hot lane sends only when it can without waiting, unless its buffer is full.
-      boolean mayWait = !lane.hot || buffered >= hotBuffer;
-      send(lane, mayWait);
+      // Sent when the lane's slot is free; waited for only when the lane is at its bound.
+      send(lane, buffered >= (lane.hot ? hotBuffer : laneBuffer));
     }
   }
 
@@ -70,11 +75,22 @@ final class ShardLanes {
     return written.advance();
   }
 
+  /** Sends what each lane buffers if its slot is free now, without waiting (at a checkpoint). */
+  void sendReady() throws InterruptedException {
+    for (Lane[] shardLanes : lanes) {
+      for (Lane lane : shardLanes) {
+        send(lane, false);
+      }
+    }
+  }
+
   /** Sends everything buffered and waits until every lane's requests are acknowledged or failed for good. */
   void flush() throws InterruptedException {
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        send(lane, true);
+        while (lane.hasBuffered()) {
+          send(lane, true);
+        }
       }
     }
     for (Lane[] shardLanes : lanes) {
@@ -84,9 +100,20 @@ final class ShardLanes {
     }
   }
 
+  /** Every change handed to a lane and not acknowledged yet, lane by lane in order: the sink's checkpointed state. */
+  List<RoutedChange> unacknowledged() {
+    List<RoutedChange> all = new ArrayList<>();
+    for (Lane[] shardLanes : lanes) {
+      for (Lane lane : shardLanes) {
+        all.addAll(lane.unacknowledged());
+      }
+    }
+    return all;
+  }
+
   /** Sends the lane's buffer as one batch; without {@code mayWait}, only if its request slot is free now. */
   private void send(Lane lane, boolean mayWait) throws InterruptedException {
-    Lane.Batch batch = lane.take(mayWait);
+    Lane.Batch batch = lane.take(mayWait, batchSize);
     if (batch == null) {
       return;
     }

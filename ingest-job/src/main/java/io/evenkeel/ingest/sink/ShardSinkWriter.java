@@ -6,19 +6,22 @@ import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
 import java.util.UUID;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 /**
  * The shard sink's writer: hands each change to its shard's lane ({@link ShardLanes}, which batches them and sends
  * the batches through the {@link ShardWriteClient}), sends lanes that waited {@code sinkLingerMs} from a timer, and at
- * a checkpoint sends everything and waits for every acknowledgement. A write that failed for good fails the next
- * {@link #write} or {@link #flush} with its IOException. From the same timer it publishes the written offsets
- * ({@link WrittenOffsets}, {@link WrittenOffsetsPublisher}).
+ * a checkpoint keeps what no shard has acknowledged yet as its state instead of waiting for it (at the end of the
+ * input it does wait). A write that failed for good fails the next {@link #write} or {@link #flush} with its
+ * IOException. From the same timer it publishes the written offsets ({@link WrittenOffsets},
+ * {@link WrittenOffsetsPublisher}).
  */
-final class ShardSinkWriter implements SinkWriter<RoutedChange> {
+final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingChanges> {
   /** How often the written offsets are published, at most. */
   private static final long PUBLISH_INTERVAL_MS = 100;
 
@@ -30,7 +33,8 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
   private final WrittenOffsetsPublisher written;
   private long nextPublish;
 
-  ShardSinkWriter(IngestSettings settings, WriterInitContext context) {
+  /** With the changes a restored checkpoint held unacknowledged: they are sent again first, in their order. */
+  ShardSinkWriter(IngestSettings settings, WriterInitContext context, Collection<PendingChanges> recovered) {
     AvroTrust.install();
     this.time = context.getProcessingTimeService();
     this.lingerMs = settings.sinkLingerMs;
@@ -42,10 +46,21 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     ShardAddress[] primaries = primaries(placement);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
     this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
-    this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer, lingerMs,
-        time::getCurrentProcessingTime, client, new SinkMetrics(context.metricGroup(), primaries));
+    this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer,
+        settings.sinkLaneBuffer, lingerMs, time::getCurrentProcessingTime, client,
+        new SinkMetrics(context.metricGroup(), primaries));
     this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
+    try {
+      for (PendingChanges pending : recovered) {
+        for (RoutedChange change : pending.changes()) {
+          lanes.add(change);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while resending the checkpoint's unacknowledged changes", e);
+    }
     scheduleLinger();
   }
 
@@ -66,12 +81,24 @@ final class ShardSinkWriter implements SinkWriter<RoutedChange> {
     lanes.add(routed);
   }
 
-  /** At a checkpoint (and at the end): sends everything buffered and waits for every acknowledgement. */
+  /**
+   * At a checkpoint: sends what lanes can send now, without waiting ({@link #snapshotState} keeps the rest). At the
+   * end of the input: sends everything and waits for every acknowledgement.
+   */
   @Override
   public void flush(boolean endOfInput) throws IOException, InterruptedException {
-    lanes.flush();
+    if (endOfInput) {
+      lanes.flush();
+    } else {
+      lanes.sendReady();
+    }
     client.checkFailure();
     written.publish(lanes.advanceWritten());
+  }
+
+  @Override
+  public List<PendingChanges> snapshotState(long checkpointId) {
+    return List.of(new PendingChanges(lanes.unacknowledged()));
   }
 
   private void scheduleLinger() {

@@ -28,14 +28,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes one batch at a time to a shard's primary over gRPC, asking the placement for the primary at every attempt.
- * A write that fails with UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or FAILED_PRECONDITION (the server holds
- * no primary of the shard: a failover moved it) is retried after 100 ms {@code << attempt} (at most 2 s) for up to
- * a minute, long enough for a replica to be promoted; the first write that fails for good is kept, and {@link
- * #checkFailure} throws it.
+ * A write that fails with UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION (the server holds
+ * no primary of the shard: a failover moved it) or NOT_FOUND (the copy is opening there) is retried after 100 ms
+ * {@code << attempt} (at most 2 s) for as long as it takes: the shard's lane waits, the others go on. The first write
+ * that fails for good (the shard refused it) is kept, and {@link #checkFailure} throws it.
  */
 final class ShardWriteClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardWriteClient.class);
-  private static final long RETRY_BUDGET_MS = 60_000;
   private static final long MAX_BACKOFF_MS = 2_000;
 
   private final ClusterClient cluster;
@@ -79,12 +78,12 @@ final class ShardWriteClient implements AutoCloseable {
         .setBatch(UnsafeByteOperations.unsafeWrap(WriteBatchEncoder.encode(batch, changes)))
         .build();
     CompletableFuture<Void> acknowledged = new CompletableFuture<>();
-    attempt(shard, request, changes.size(), acknowledged, 1, System.nanoTime());
+    attempt(shard, request, changes.size(), acknowledged, 1);
     return acknowledged;
   }
 
-  private void attempt(int shard, WriteRequest request, int size, CompletableFuture<Void> acknowledged, int attempt,
-      long started) {
+  private void attempt(int shard, WriteRequest request, int size, CompletableFuture<Void> acknowledged,
+      int attempt) {
     Optional<ShardAddress> primary = placement.primaryOf(shard);
     ListenableFuture<WriteResponse> call = primary.isPresent()
         ? cluster.futureStub(primary.get()).withDeadlineAfter(requestTimeoutMs, TimeUnit.MILLISECONDS).write(request)
@@ -106,12 +105,13 @@ final class ShardWriteClient implements AutoCloseable {
             boolean retryable = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
                 || code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.FAILED_PRECONDITION
                 || code == Status.Code.NOT_FOUND;
-            if (retryable && System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(RETRY_BUDGET_MS)) {
+            // Retried for as long as it takes: a slow, paused or failing-over shard delays only its own lane.
+            if (retryable) {
               // A resent batch is harmless: the shard ignores changes it already holds.
               long backoff = Math.min(MAX_BACKOFF_MS, 100L << Math.min(attempt, 10));
               LOG.warn("write of {} changes to shard {} failed ({}); retry {} in {} ms", size, shard, code, attempt,
                   backoff);
-              retries.schedule(() -> attempt(shard, request, size, acknowledged, attempt + 1, started), backoff,
+              retries.schedule(() -> attempt(shard, request, size, acknowledged, attempt + 1), backoff,
                   TimeUnit.MILLISECONDS);
               return;
             }
