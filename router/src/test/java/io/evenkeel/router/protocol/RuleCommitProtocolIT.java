@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -202,6 +203,48 @@ class RuleCommitProtocolIT {
       // Round 2's hold is released: a row of tenant 2 created now routes at once, still with L = 1.
       assertThat(participant.route(2, 5, config.now(), WAIT)).isEqualTo(oneShard(2, 5));
     }
+  }
+
+  @Test
+  void sessionExpiriesOfAParticipantMidRoundAndOfTheMasterBeforeItsCommitDecideEveryRoundOnce() throws Exception {
+    // Steps: a master, three participants and a fake participant "slow" that votes only when the test says. Round 1:
+    // p3's session is expired while the round waits for slow's vote; slow accepts; the round is decided once. Round
+    // 2: the master's session is expired while it waits for slow's vote; slow accepts; the round is decided once.
+    // Every participant, p3 after rejoining, ends with the list ZooKeeper holds and routes again. T/2 (the vote
+    // window) is long enough here for the expiries to land inside it.
+    Duration longT = Duration.ofSeconds(10);
+    RuleProtocolConfig config = config(longT, System::currentTimeMillis);
+    Layout layout = new Layout(root);
+    CuratorFramework p3Client = client();
+    List<Participant> participants = new ArrayList<>(participants(config, "p1", "p2"));
+    participants.add(start(new Participant(p3Client, config, "p3")));
+    admin.create().withMode(CreateMode.EPHEMERAL).forPath(layout.participant("slow"));
+    RuleProposer proposer = start(new RuleProposer(client(), config, "proposer", Duration.ZERO));
+    CuratorFramework masterClient = client();
+    start(new RuleMaster(masterClient, config, "master"));
+
+    var first = proposer.submit(RuleRequest.grow(8, 1));
+    String round1 = awaitPublishedWithVotes(layout, 3);
+    p3Client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    admin.create().forPath(layout.vote(round1, "slow"), Layout.VOTES.encode(new RuleVote("slow", true, null, 0L)));
+    RoundOutcome decided1 = first.get(20, TimeUnit.SECONDS);
+    assertThat(decided1.status()).isIn(RoundOutcome.Status.COMMITTED, RoundOutcome.Status.ABORTED);
+
+    var second = proposer.submit(RuleRequest.grow(8, 2));
+    String round2 = awaitPublishedWithVotes(layout, 3);
+    masterClient.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    admin.create().forPath(layout.vote(round2, "slow"), Layout.VOTES.encode(new RuleVote("slow", true, null, 0L)));
+    RoundOutcome decided2 = second.get(30, TimeUnit.SECONDS);
+    assertThat(decided2.status()).isIn(RoundOutcome.Status.COMMITTED, RoundOutcome.Status.ABORTED);
+
+    List<String> inZooKeeper = admin.getChildren().forPath(layout.rules());
+    long committed = Stream.of(decided1, decided2).filter(o -> o.status() == RoundOutcome.Status.COMMITTED).count();
+    assertThat(inZooKeeper).as("one rule per committed round, none for an aborted one").hasSize((int) committed);
+    for (Participant participant : participants) {
+      await(() -> participant.ruleList().size() == committed, participant + " holds the list ZooKeeper holds");
+      await(() -> !participant.tryRoute(3, 1, config.now()).isPending(), participant + " routes again");
+    }
+    System.out.printf("session expiries: round 1 %s, round 2 %s%n", decided1.status(), decided2.status());
   }
 
   @Test

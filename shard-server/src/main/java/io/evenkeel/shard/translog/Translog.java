@@ -102,8 +102,16 @@ public final class Translog implements Closeable {
     synchronized (syncLock) {
       ensureOpen();
       location = new TranslogLocation(generation, writtenOffset);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
+      try {
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+      } catch (IOException e) {
+        // A write that failed part-way (a full disk) must leave no partial record for the next one to follow: a
+        // replay would stop at it and miss every record after.
+        channel.truncate(writtenOffset);
+        channel.position(writtenOffset);
+        throw e;
       }
       writtenOffset += buffer.limit();
     }

@@ -129,4 +129,45 @@ class TranslogTest {
       assertThat(replayAll(translog, 3)).hasSize(1);
     }
   }
+
+  private static boolean run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    process.getInputStream().readAllBytes();
+    return process.waitFor() == 0;
+  }
+
+  /** On a 1 MiB filesystem (a tmpfs; skipped where this user may not mount one): a full disk loses no record. */
+  @Test
+  void anAppendThatFillsTheDiskLeavesNoPartialRecord() throws Exception {
+    Path small = dir.resolve("small");
+    java.nio.file.Files.createDirectories(small);
+    org.junit.jupiter.api.Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+        small.toString()), "mounting a tmpfs needs root");
+    try {
+      int appended = 0;
+      byte[] big = new byte[100 * 1024];
+      try (Translog translog = Translog.open(small)) {
+        IOException full = null;
+        while (full == null) {
+          try {
+            translog.append(appended + 1, big);
+            appended++;
+          } catch (IOException e) {
+            full = e;
+          }
+        }
+        assertThat(full).hasMessageContaining("No space left on device");
+        assertThat(run("mount", "-o", "remount,size=4m", small.toString())).isTrue();
+        translog.append(appended + 1, payload(appended + 1));
+        translog.sync();
+      }
+      try (Translog translog = Translog.open(small)) {
+        List<String> replayed = replayAll(translog, Translog.OLDEST);
+        assertThat(replayed).hasSize(appended + 1);
+        assertThat(replayed.get(appended)).isEqualTo((appended + 1) + ":batch-" + (appended + 1));
+      }
+    } finally {
+      run("umount", small.toString());
+    }
+  }
 }
