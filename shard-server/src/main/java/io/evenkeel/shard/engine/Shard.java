@@ -442,6 +442,16 @@ public final class Shard implements ShardCopy {
     }
   }
 
+  /** What broke this shard's index writer for good, or null: such a shard must be reopened from its commit. */
+  public Throwable failure() {
+    return index.tragedy();
+  }
+
+  /** The primary term this shard writes in. */
+  public long term() {
+    return index.node().getPrimaryGen();
+  }
+
   /** Commits and closes; a later {@link #open} replays nothing. */
   @Override
   public void close() throws IOException {

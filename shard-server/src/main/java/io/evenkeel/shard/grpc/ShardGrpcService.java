@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -232,7 +233,24 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     }
   }
 
+  /** Whether {@code e} or one of its causes is the operating system's "no space left on device". */
+  private static boolean diskFull(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException && String.valueOf(t.getMessage()).contains("No space left on device")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static Status status(Exception e) {
+    if (diskFull(e)) {
+      return Status.RESOURCE_EXHAUSTED.withDescription("the shard server's disk is full: " + e.getMessage());
+    }
+    if (e instanceof AlreadyClosedException) {
+      return Status.UNAVAILABLE.withDescription("the shard's index writer closed (" + e.getMessage() + "); the "
+          + "server reopens the shard from its commit and translog");
+    }
     if (e instanceof UnknownShardException) {
       return Status.NOT_FOUND.withDescription(e.getMessage());
     }

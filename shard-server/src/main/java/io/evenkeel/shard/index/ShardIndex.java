@@ -174,6 +174,11 @@ public final class ShardIndex implements Closeable {
     }
   }
 
+  /** What closed the index writer for good (a full disk in a flush, say), or null while it works. */
+  public Throwable tragedy() {
+    return writer.getTragicException();
+  }
+
   /** Changes {@link #apply} skipped because Lucene refused them, since this index opened. */
   public long unappliedChanges() {
     return unapplied.get();

@@ -45,6 +45,11 @@ public final class ShardServer implements ShardHolder, Closeable {
 
   private enum State { LATENT, STARTED, CLOSED }
 
+  /** How often failed primaries are looked for and reopened. */
+  private static final long REOPEN_EVERY_MS = 2_000;
+  /** Primaries closed after their index writer failed, with their term, until they open again. */
+  private final Map<Integer, Long> reopening = new ConcurrentHashMap<>();
+
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Path dataDirectory;
   private final Set<Integer> shardIds;
@@ -129,6 +134,8 @@ public final class ShardServer implements ShardHolder, Closeable {
       shards.put(id, ReplicaShard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler,
           replica.getValue(), self, peers));
     }
+    scheduler.scheduleWithFixedDelay(this::reopenFailedShards, REOPEN_EVERY_MS, REOPEN_EVERY_MS,
+        TimeUnit.MILLISECONDS);
     LOG.info("serving shards {} on {}:{} from {} ({}; {})", shards.keySet(), address.getHostString(),
         server.getPort(), dataDirectory, settings, tls == null ? "plaintext" : "mutual TLS, writers " + tls.writers());
     return server.getPort();
@@ -205,6 +212,37 @@ public final class ShardServer implements ShardHolder, Closeable {
     shards.put(shard, Shard.open(shard, dataDirectory.resolve("shard-" + shard), settings, scheduler,
         new PrimaryTerm(term, -1), replicas, 0));
     LOG.info("shard {}: primary in term {}", shard, term);
+  }
+
+  /**
+   * A primary whose index writer Lucene closed for good (an I/O error in a flush or merge: a full disk, say) cannot
+   * take writes; every acknowledged write is in its last commit or its translog, so it is closed and opened again
+   * from them, retried until that works (the disk has room again). Meanwhile writes to it answer NOT_FOUND, which
+   * writers retry.
+   */
+  private synchronized void reopenFailedShards() {
+    if (state.get() == State.CLOSED) {
+      return;
+    }
+    for (Map.Entry<Integer, ShardCopy> held : Map.copyOf(shards).entrySet()) {
+      if (held.getValue() instanceof Shard primary && primary.failure() != null) {
+        LOG.error("shard {}: its index writer failed ({}); reopening it from its last commit and translog",
+            held.getKey(), primary.failure().toString());
+        shards.remove(held.getKey());
+        closeQuietly(primary);
+        reopening.put(held.getKey(), primary.term());
+      }
+    }
+    for (Map.Entry<Integer, Long> failed : Map.copyOf(reopening).entrySet()) {
+      try {
+        holdPrimary(failed.getKey(), failed.getValue());
+        reopening.remove(failed.getKey());
+        LOG.info("shard {}: reopened after its index writer failed", failed.getKey());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("shard {}: reopening failed, retrying in {} ms: {}", failed.getKey(), REOPEN_EVERY_MS,
+            e.toString());
+      }
+    }
   }
 
   private static void closeQuietly(ShardCopy copy) {
