@@ -311,7 +311,8 @@ class IngestJobIT {
     servers.get(1).pause();
     long paused = System.nanoTime();
     try {
-      producer.produce("changes", 40_000, Integer.MAX_VALUE, 10_000);
+      // At a rate the job keeps up with on two cores: what is measured is the paused server's effect, not a backlog.
+      producer.produce("changes", 40_000, Integer.MAX_VALUE, 5_000);
       producer.kafka.flush();
       long produced = System.nanoTime();
       RoutingPolicy policy = RoutingPolicy.dynamic(currentRules());

@@ -12,9 +12,9 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,7 +108,10 @@ public final class ClusterMember implements Closeable {
       int shard = copies.getShard();
       try {
         if (self.equals(copies.getPrimary())) {
-          server.holdPrimary(shard, copies.getTerm());
+          long term = server.holds(shard) ? copies.getTerm() : nextTerm(copies);
+          if (term > 0) {
+            server.holdPrimary(shard, term);
+          }
         } else if (copies.getReplicas().contains(self)) {
           if (state.live(copies.getPrimary())) {
             server.holdReplica(shard, copies.getPrimary());
@@ -120,6 +123,21 @@ public final class ClusterMember implements Closeable {
         LOG.warn("shard {}: holding the copy the cluster state assigns failed; retrying: {}", shard, e.toString());
       }
     }
+  }
+
+  /**
+   * A primary this server opens from its directory (a restart, or a reopen after a failure) takes a new term first,
+   * with an empty in-sync set: its NRT point versions start again from its last commit, and a replica that kept files
+   * from before must not take a reused version for the point it already has. Answers the new term, or 0 when the
+   * state changed meanwhile (the next reconcile acts on it).
+   */
+  private long nextTerm(ShardCopies copies) throws Exception {
+    String self = server.address();
+    long term = copies.getTerm();
+    return cluster.update(copies.getShard(), stored -> self.equals(stored.getPrimary()) && stored.getTerm() == term
+            ? ShardCopies.newBuilder(stored).setTerm(term + 1).setInSync(List.of()).build() : null)
+        .filter(stored -> self.equals(stored.getPrimary()) && stored.getTerm() == term + 1)
+        .map(ShardCopies::getTerm).orElse(0L);
   }
 
   /** The in-sync set of {@code shard}'s primary in {@code term}, recorded in the shard's znode. */

@@ -190,6 +190,9 @@ public final class ReplicaShard implements ShardCopy {
       }
       resetTranslog();
     }
+    // A new join, maybe a new primary or term: the old points' versions mean nothing now.
+    announcedAt.clear();
+    announcedVersion = -1;
     AddReplicaResponse joined;
     synchronized (lock) {
       // Under the lock: no forwarded batch is taken before nextSeqNo is known.
@@ -204,8 +207,18 @@ public final class ReplicaShard implements ShardCopy {
     Files.createDirectories(directory);
     ShardReplicaNode started = new ShardReplicaNode(id, FSDirectory.open(directory.resolve("index")),
         ShardSearcher.factory(), primaryStub);
-    started.start(joined.getPrimaryTerm(), -1);
-    started.newPoint(joined.getPrimaryTerm(), joined.getVersion(), joined.getNextSeqNo() - 1);
+    try {
+      started.start(joined.getPrimaryTerm(), -1);
+      started.newPoint(joined.getPrimaryTerm(), joined.getVersion(), joined.getNextSeqNo() - 1);
+    } catch (IOException | RuntimeException e) {
+      // Closed, or it keeps Lucene's write lock and every later join fails on it.
+      try {
+        started.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
     joinVersion = joined.getVersion();
     synchronized (lock) {
       if (state == State.CLOSED) {
@@ -387,6 +400,8 @@ public final class ReplicaShard implements ShardCopy {
     if (version > announcedVersion) {
       announcedVersion = version;
       announcedAt.putIfAbsent(version, System.nanoTime());
+      // Kept to the points not searched yet, also when no one reads the lag.
+      announcedAt.headMap(current.getCurrentSearchingVersion(), true).clear();
     }
     current.newPoint(pointTerm, version, coveredSeqNo);
   }

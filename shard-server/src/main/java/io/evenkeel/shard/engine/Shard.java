@@ -320,16 +320,22 @@ public final class Shard implements ShardCopy {
    */
   public Join addReplica(String address) throws IOException {
     long next;
+    Replicas.Replica entry;
     writeLock.lock();
     try {
       next = maxSeqNo + 1;
-      replicas.add(address, next);
+      entry = replicas.add(address, next);
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new CopiesUnavailableException("shard " + id + ": recording that " + address + " left the in-sync set "
+          + "before it joins again failed: " + e.getMessage(), e);
     } finally {
       writeLock.unlock();
     }
     refresh();
     long version = index.node().getCopyStateVersion();
-    replicas.joinedAt(address, version);
+    replicas.joinedAt(entry, version);
     return new Join(index.node().getPrimaryGen(), next, version);
   }
 

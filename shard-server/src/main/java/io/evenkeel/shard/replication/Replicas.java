@@ -48,7 +48,8 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   /** One replica as its primary knows it. */
   public record Status(String address, boolean inSync) {}
 
-  private static final class Replica {
+  /** One join of a replica: what {@link #add} answers, for {@link #joinedAt}. */
+  public static final class Replica {
     final String address;
     final long joinSeqNo;
     /** The point holding every write before {@link #joinSeqNo}; unknown (max) until the primary has refreshed. */
@@ -108,20 +109,35 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
 
   /**
    * Starts forwarding to {@code address} from {@code nextSeqNo} on; call it under the shard's write lock, so that no
-   * write falls between the segments the replica copies and the writes it is forwarded.
+   * write falls between the segments the replica copies and the writes it is forwarded. A replica joining again first
+   * leaves the recorded in-sync set (it has emptied its translog to join): throws when that cannot be recorded, and
+   * the join fails. Answers the entry, whose join point {@link #joinedAt} sets.
    */
-  public void add(String address, long nextSeqNo) {
-    Replica previous = replicas.put(address, new Replica(address, nextSeqNo));
+  public Replica add(String address, long nextSeqNo) throws Exception {
+    Replica previous = replicas.get(address);
+    if (previous != null) {
+      synchronized (previous) {
+        previous.dropped = true;
+        if (previous.inSync) {
+          inSyncSet.left(address);
+          previous.inSync = false;
+          previous.recorded = false;
+        }
+      }
+    }
+    Replica replica = new Replica(address, nextSeqNo);
+    replicas.put(address, replica);
     LOG.info("shard {}: replica {} joins at seq no {}{}", shard, address, nextSeqNo,
         previous == null ? "" : " (again)");
+    return replica;
   }
 
-  /** The replica is in sync once it searches {@code version}, a point holding every write before it joined. */
-  public void joinedAt(String address, long version) {
-    Replica replica = replicas.get(address);
-    if (replica != null) {
-      replica.joinVersion = version;
-    }
+  /**
+   * The replica that {@link #add} answered is in sync once it searches {@code version}, a point holding every write
+   * before it joined (the entry itself, not the address: a later join of the same address has a later point).
+   */
+  public void joinedAt(Replica entry, long version) {
+    entry.joinVersion = version;
   }
 
   /**

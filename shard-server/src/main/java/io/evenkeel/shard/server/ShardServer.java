@@ -61,6 +61,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   private final Map<Integer, ShardCopy> shards = new ConcurrentHashMap<>();
   private final PeerChannels peers;
   private volatile BiFunction<Integer, Long, InSyncSet> inSyncSets = (shard, term) -> InSyncSet.UNRECORDED;
+  /** Whether a cluster member directs this server: it then reopens failed primaries, in a new term. */
+  private volatile boolean clustered;
   private String self;
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, runnable -> {
     Thread thread = new Thread(runnable, "shard-maintenance");
@@ -153,6 +155,7 @@ public final class ShardServer implements ShardHolder, Closeable {
   @Override
   public void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets) {
     this.inSyncSets = inSyncSets;
+    this.clustered = true;
   }
 
   @Override
@@ -217,8 +220,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   /**
    * A primary whose index writer Lucene closed for good (an I/O error in a flush or merge: a full disk, say) cannot
    * take writes; every acknowledged write is in its last commit or its translog, so it is closed and opened again
-   * from them, retried until that works (the disk has room again). Meanwhile writes to it answer NOT_FOUND, which
-   * writers retry.
+   * from them, retried until that works (the disk has room again); in a cluster the member does that, in a new term,
+   * as for a restart. Meanwhile writes to it answer NOT_FOUND, which writers retry.
    */
   private synchronized void reopenFailedShards() {
     if (state.get() == State.CLOSED) {
@@ -230,7 +233,9 @@ public final class ShardServer implements ShardHolder, Closeable {
             held.getKey(), primary.failure().toString());
         shards.remove(held.getKey());
         closeQuietly(primary);
-        reopening.put(held.getKey(), primary.term());
+        if (!clustered) {
+          reopening.put(held.getKey(), primary.term());
+        }
       }
     }
     for (Map.Entry<Integer, Long> failed : Map.copyOf(reopening).entrySet()) {
