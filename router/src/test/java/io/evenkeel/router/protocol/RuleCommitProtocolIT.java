@@ -229,6 +229,13 @@ class RuleCommitProtocolIT {
     admin.create().forPath(layout.vote(round1, "slow"), Layout.VOTES.encode(new RuleVote("slow", true, null, 0L)));
     RoundOutcome decided1 = first.get(20, TimeUnit.SECONDS);
     assertThat(decided1.status()).isIn(RoundOutcome.Status.COMMITTED, RoundOutcome.Status.ABORTED);
+    // The expiry was the client's: ZooKeeper drops p3's old session (and its registration) only when that times out,
+    // and p3 routes again only once it has registered anew.
+    long rejoinBy = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+    while (!participants.get(2).isRouting()) {
+      assertThat(System.nanoTime()).as("p3 rejoins after its session expired").isLessThan(rejoinBy);
+      Thread.sleep(50);
+    }
 
     var second = proposer.submit(RuleRequest.grow(8, 2));
     String round2 = awaitPublishedWithVotes(layout, 3);

@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.replicator.nrt.FileMetaData;
@@ -78,6 +79,8 @@ public final class ReplicaShard implements ShardCopy {
   private final Object lock = new Object();
   private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
   private final Thread joiner;
+  /** Whether a join thread runs: at most one does. */
+  private final AtomicBoolean joining = new AtomicBoolean(true);
   private Translog translog;
   private volatile ShardReplicaNode node;
   /** Logical replication, once the files of the join's point are copied: the replica's own index. */
@@ -137,6 +140,10 @@ public final class ReplicaShard implements ShardCopy {
   /** A (re)joining replica keeps no translog: the writes before its join reach it as segment files. */
   private void resetTranslog() throws IOException {
     synchronized (lock) {
+      if (state == State.CLOSED) {
+        // Closed or promoted meanwhile: the directory's translog is no longer this replica's to empty.
+        throw new IOException("shard " + id + ": the replica closed while joining");
+      }
       if (translog != null) {
         translog.close();
       }
@@ -155,6 +162,14 @@ public final class ReplicaShard implements ShardCopy {
   }
 
   private void join() {
+    try {
+      joinUntilJoined();
+    } finally {
+      joining.set(false);
+    }
+  }
+
+  private void joinUntilJoined() {
     long backoff = 100;
     while (state != State.CLOSED) {
       try {
@@ -195,6 +210,9 @@ public final class ReplicaShard implements ShardCopy {
     announcedVersion = -1;
     AddReplicaResponse joined;
     synchronized (lock) {
+      if (state == State.CLOSED) {
+        return; // closed or promoted while joining
+      }
       // Under the lock: no forwarded batch is taken before nextSeqNo is known.
       state = State.JOINING;
       joined = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS).addReplica(
@@ -316,7 +334,12 @@ public final class ReplicaShard implements ShardCopy {
         // A missed announcement: copy the primary's point now.
         current.newNRTPoint(term, answer.getVersion());
       }
-      state = answer.getInSync() ? State.IN_SYNC : State.RECOVERING;
+      synchronized (lock) {
+        // Only between joins: a close, a promotion or a join under way while the call was out keeps its state.
+        if (state == State.IN_SYNC || state == State.RECOVERING) {
+          state = answer.getInSync() ? State.IN_SYNC : State.RECOVERING;
+        }
+      }
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION) {
         LOG.warn("shard {}: primary {} no longer forwards to this replica ({}); joining again", id, primary,
@@ -329,10 +352,10 @@ public final class ReplicaShard implements ShardCopy {
   }
 
   private void rejoin() {
-    if (state == State.CLOSED) {
-      return;
-    }
     synchronized (lock) {
+      if (state == State.CLOSED || !joining.compareAndSet(false, true)) {
+        return; // closed, or a join is under way already
+      }
       state = State.JOINING;
     }
     Thread thread = new Thread(this::join, "shard-" + id + "-replica-rejoin");
