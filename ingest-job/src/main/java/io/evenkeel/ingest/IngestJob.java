@@ -21,9 +21,13 @@ import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.WindowSummary;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeHint;
@@ -41,8 +45,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * The ingest pipeline: Kafka → decode (bad records to the dead-letter topic) → route (a participant of the rule
@@ -62,6 +68,7 @@ public final class IngestJob {
    */
   public static DataStream<RoutedChange> changesToSend(StreamExecutionEnvironment env, IngestSettings settings) {
     settings.validate();
+    createOutputTopics(settings);
     // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
     // are instead of deep-copying every Avro change at each step.
     env.getConfig().enableObjectReuse();
@@ -134,6 +141,36 @@ public final class IngestJob {
         .name("rule commit protocol").uid("rule-commit").setParallelism(1)
         .sinkTo(kafka(settings, settings.proposalTopic, RuleProposal.class))
         .name("proposals: " + settings.proposalTopic).uid("proposals");
+  }
+
+  /**
+   * Creates the topics the job writes to (dead letters, summaries, proposals) with the broker's defaults when they
+   * do not exist, before any producer sends: a producer racing the broker's automatic creation could wait out its
+   * delivery timeout on a partition with no leader yet and fail the job at a checkpoint.
+   */
+  private static void createOutputTopics(IngestSettings settings) {
+    Properties properties = settings.kafkaProperties();
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
+    try (Admin admin = Admin.create(properties)) {
+      Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
+      List<NewTopic> missing = Stream.of(settings.deadLetterTopic, settings.summaryTopic, settings.proposalTopic)
+          .distinct().filter(topic -> !existing.contains(topic))
+          .map(topic -> new NewTopic(topic, Optional.empty(), Optional.empty())).toList();
+      if (!missing.isEmpty()) {
+        admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating the job's topics", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create the job's topics on " + settings.bootstrapServers + ": "
+            + e.getCause().getMessage(), e);
+      }
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("creating the job's topics on " + settings.bootstrapServers + " took over 60 s",
+          e);
+    }
   }
 
   /**
