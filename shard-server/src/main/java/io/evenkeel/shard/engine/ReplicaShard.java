@@ -44,6 +44,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.FSDirectory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -192,23 +193,12 @@ public final class ReplicaShard implements ShardCopy {
   }
 
   private void joinOnce() throws IOException, InterruptedException {
-    ShardReplicaNode previous = node;
-    ShardIndex previouslyApplied = applied;
-    if (previous != null || previouslyApplied != null) {
-      node = null;
-      applied = null;
-      if (previous != null) {
-        previous.close();
-      }
-      if (previouslyApplied != null) {
-        previouslyApplied.close();
-      }
-      resetTranslog();
-    }
     // A new join, maybe a new primary or term: the old points' versions mean nothing now.
     announcedAt.clear();
     announcedVersion = -1;
     AddReplicaResponse joined;
+    ShardReplicaNode previous;
+    ShardIndex previouslyApplied;
     synchronized (lock) {
       if (state == State.CLOSED) {
         return; // closed or promoted while joining
@@ -217,8 +207,25 @@ public final class ReplicaShard implements ShardCopy {
       state = State.JOINING;
       joined = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS).addReplica(
           AddReplicaRequest.newBuilder().setShard(id).setHost(host(self)).setPort(port(self)).build());
+      // Only now, with the primary holding this replica out of its in-sync set, may the old copy and translog go:
+      // until then a promotion (of a replica still recorded in sync) finds them whole.
       term = joined.getPrimaryTerm();
       nextSeqNo = joined.getNextSeqNo();
+      previous = node;
+      previouslyApplied = applied;
+      node = null;
+      applied = null;
+    }
+    if (previous != null) {
+      previous.close();
+    }
+    if (previouslyApplied != null) {
+      previouslyApplied.close();
+    }
+    synchronized (lock) {
+      if (previous != null || previouslyApplied != null) {
+        resetTranslog(); // throws when closed or promoted meanwhile
+      }
       state = State.RECOVERING;
       lock.notifyAll();
     }
@@ -387,7 +394,7 @@ public final class ReplicaShard implements ShardCopy {
         waitOn("for seq no " + nextSeqNo);
       }
       if (state == State.CLOSED) {
-        throw new IllegalStateException("shard " + id + "'s replica is closed");
+        throw new AlreadyClosedException("shard " + id + "'s replica is closed");
       }
       if (lastSeqNo < nextSeqNo) {
         return; // already appended (a retried forward) or before the join

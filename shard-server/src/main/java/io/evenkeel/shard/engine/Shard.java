@@ -462,6 +462,7 @@ public final class Shard implements ShardCopy {
   @Override
   public void close() throws IOException {
     schedules.forEach(s -> s.cancel(false));
+    replicas.close(); // before the writer's close, which waits for merges and so for their copies to replicas
     try {
       leases.releaseAll();
       commit();

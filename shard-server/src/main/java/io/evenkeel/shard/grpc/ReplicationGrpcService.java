@@ -25,12 +25,15 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.Map;
 import java.util.function.IntFunction;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The replication face of a server's shard copies: calls a replica makes on its primary, and calls a primary makes on
- * its replicas. A call for a copy this server does not hold in that role answers FAILED_PRECONDITION naming it.
+ * its replicas. A call for a copy this server does not hold in that role, or one that is closing, answers UNAVAILABLE
+ * (the caller follows the cluster state to the copy that holds it); a call the copy refuses in its role (a replica
+ * this primary does not forward to, a batch of another term) answers FAILED_PRECONDITION naming why.
  */
 public final class ReplicationGrpcService extends ReplicationServiceGrpc.ReplicationServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationGrpcService.class);
@@ -38,10 +41,17 @@ public final class ReplicationGrpcService extends ReplicationServiceGrpc.Replica
   private final IntFunction<Shard> primaries;
   private final IntFunction<ReplicaShard> replicas;
 
-  /** Each function returns the copy in that role or throws {@link IllegalStateException} naming what is held. */
+  /** Each function returns the copy in that role or throws {@link RoleMismatchException} naming what is held. */
   public ReplicationGrpcService(IntFunction<Shard> primaries, IntFunction<ReplicaShard> replicas) {
     this.primaries = primaries;
     this.replicas = replicas;
+  }
+
+  /** This server holds no copy of the shard in the role a call needs: transient while the cluster state moves. */
+  public static final class RoleMismatchException extends RuntimeException {
+    public RoleMismatchException(String message) {
+      super(message);
+    }
   }
 
   private interface Call<T> {
@@ -125,6 +135,9 @@ public final class ReplicationGrpcService extends ReplicationServiceGrpc.Replica
     T result;
     try {
       result = call.run();
+    } catch (RoleMismatchException | AlreadyClosedException e) {
+      response.onError(Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException());
+      return;
     } catch (IllegalStateException e) {
       response.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
       return;

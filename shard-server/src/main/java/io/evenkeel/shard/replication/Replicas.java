@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -74,6 +76,8 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
   private final int requiredCopies;
   private final InSyncSet inSyncSet;
   private final Map<String, Replica> replicas = new ConcurrentHashMap<>();
+  private final Set<ListenableFuture<?>> preCopies = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
   /** Drops replicas off the transport threads: recording a drop may call ZooKeeper. */
   private static final Executor DROPS = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "replica-drops");
@@ -288,9 +292,15 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
         }, MoreExecutors.directExecutor());
   }
 
-  /** Has every in-sync replica copy a merged segment; a replica that cannot is dropped. */
+  /**
+   * Has every in-sync replica copy a merged segment; a replica that cannot is dropped. Runs on a merge thread, which
+   * the primary's close waits for: {@link #close} cancels the copies under way, so a slow replica never holds it up.
+   */
   @Override
   public void preCopy(Map<String, FileMetaData> files) {
+    if (closed) {
+      return;
+    }
     PreCopyMergeRequest request = PreCopyMergeRequest.newBuilder().setShard(shard).setPrimaryTerm(term)
         .putAllFiles(NrtPoints.toMessages(files)).build();
     List<Replica> targets = replicas.values().stream().filter(r -> r.inSync).toList();
@@ -298,26 +308,44 @@ public final class Replicas implements ShardPrimaryNode.MergeCopier {
     Context previous = DETACHED.attach();
     try {
       for (Replica replica : targets) {
-        copies.add(peers.futureStub(replica.address).withDeadlineAfter(MERGE_COPY_TIMEOUT_MINUTES, TimeUnit.MINUTES)
-            .preCopyMerge(request));
+        ListenableFuture<?> copy = peers.futureStub(replica.address)
+            .withDeadlineAfter(MERGE_COPY_TIMEOUT_MINUTES, TimeUnit.MINUTES).preCopyMerge(request);
+        copies.add(copy);
+        preCopies.add(copy);
       }
     } finally {
       DETACHED.detach(previous);
     }
-    for (int i = 0; i < targets.size(); i++) {
-      try {
-        copies.get(i).get();
-      } catch (ExecutionException e) {
-        try {
-          drop(targets.get(i), "pre-copying merged files failed: " + e.getCause());
-        } catch (Exception dropFailed) {
-          LOG.error("shard {}: recording the drop of {} failed", shard, targets.get(i).address, dropFailed);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+    try {
+      if (closed) {
+        copies.forEach(copy -> copy.cancel(true)); // close() may have run before they were registered
       }
+      for (int i = 0; i < targets.size(); i++) {
+        try {
+          copies.get(i).get();
+        } catch (ExecutionException | CancellationException e) {
+          if (closed) {
+            return; // the replicas copy the merged segment with the next point of whichever primary follows
+          }
+          try {
+            drop(targets.get(i), "pre-copying merged files failed: " + (e.getCause() == null ? e : e.getCause()));
+          } catch (Exception dropFailed) {
+            LOG.error("shard {}: recording the drop of {} failed", shard, targets.get(i).address, dropFailed);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    } finally {
+      preCopies.removeAll(copies);
     }
+  }
+
+  /** The primary is closing: cancels merged-segment copies under way and starts no more. */
+  public void close() {
+    closed = true;
+    preCopies.forEach(copy -> copy.cancel(true));
   }
 
   /**

@@ -303,20 +303,20 @@ public final class ShardServer implements ShardHolder, Closeable {
     return shard;
   }
 
-  /** The primary of {@code id} on this server; {@link IllegalStateException} when this server has none. */
+  /** The primary of {@code id} on this server; {@link ReplicationGrpcService.RoleMismatchException} when none. */
   public Shard primary(int id) {
     if (shards.get(id) instanceof Shard primary) {
       return primary;
     }
-    throw new IllegalStateException("this server holds no primary of shard " + id);
+    throw new ReplicationGrpcService.RoleMismatchException("this server holds no primary of shard " + id);
   }
 
-  /** The replica of {@code id} on this server; {@link IllegalStateException} when this server has none. */
+  /** The replica of {@code id} on this server; {@link ReplicationGrpcService.RoleMismatchException} when none. */
   public ReplicaShard replica(int id) {
     if (shards.get(id) instanceof ReplicaShard replica) {
       return replica;
     }
-    throw new IllegalStateException("this server holds no replica of shard " + id);
+    throw new ReplicationGrpcService.RoleMismatchException("this server holds no replica of shard " + id);
   }
 
   /**

@@ -3,16 +3,29 @@ package io.evenkeel.shard.replication;
 import static io.evenkeel.shard.testing.TestRows.BATCHES;
 import static io.evenkeel.shard.testing.TestRows.batch;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.google.protobuf.ByteString;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.shard.AddReplicaRequest;
+import io.evenkeel.schemas.shard.AddReplicaResponse;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.NewNrtPointRequest;
+import io.evenkeel.schemas.shard.NewNrtPointResponse;
+import io.evenkeel.schemas.shard.PreCopyMergeRequest;
+import io.evenkeel.schemas.shard.PreCopyMergeResponse;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.Range;
+import io.evenkeel.schemas.shard.ReplicaHeartbeatRequest;
+import io.evenkeel.schemas.shard.ReplicaHeartbeatResponse;
+import io.evenkeel.schemas.shard.ReplicateRequest;
+import io.evenkeel.schemas.shard.ReplicateResponse;
+import io.evenkeel.schemas.shard.ReplicationServiceGrpc;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
@@ -22,18 +35,30 @@ import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.schemas.shard.Term;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.shard.WriteRequest;
+import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,9 +76,11 @@ class ReplicationTest {
   @TempDir Path dir;
   private final ClusterClient cluster = new ClusterClient();
   private final List<ShardServer> servers = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
 
   @AfterEach
   void stop() throws Exception {
+    channels.forEach(ManagedChannel::shutdownNow);
     cluster.close();
     for (ShardServer server : servers) {
       server.close();
@@ -292,5 +319,133 @@ class ReplicationTest {
     write(onNewPrimary, random, 3_000, 4_000);
     replica.primary(SHARD).refresh();
     assertThat(count(onNewPrimary)).isEqualTo(liveRows(0, 4_000));
+  }
+
+  /**
+   * A replica that its primary no longer knows joins again, but keeps its copy and its translog until a primary takes
+   * it back: here the old primary's address answers "not a replica of this primary" and refuses the join, and the
+   * replica, still the shard's only in-sync copy, is promoted with every acknowledged write.
+   */
+  @Test
+  void aReplicaRefusedByItsPrimaryKeepsEveryWriteUntilTakenBackSoItCanBePromoted() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 60_000);
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 60_000);
+    String replicaAddress = "127.0.0.1:" + replica.port();
+    awaitTrue(() -> primary.primary(SHARD).replicaInSync(replicaAddress));
+    Random random = new Random(13);
+    write(stub(primary), random, 0, 3_000); // in the replica's translog only: no refresh for a minute
+    long term = stats(stub(primary)).getPrimaryTerm();
+    int port = primary.port();
+    servers.remove(primary);
+    primary.close();
+
+    AtomicInteger refusedJoins = new AtomicInteger();
+    Server refusing = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        .addService(new ReplicationServiceGrpc.ReplicationServiceImplBase() {
+          @Override
+          public void replicaHeartbeat(ReplicaHeartbeatRequest request,
+              StreamObserver<ReplicaHeartbeatResponse> response) {
+            response.onError(Status.FAILED_PRECONDITION.withDescription("not a replica of this primary")
+                .asRuntimeException());
+          }
+
+          @Override
+          public void addReplica(AddReplicaRequest request, StreamObserver<AddReplicaResponse> response) {
+            refusedJoins.incrementAndGet();
+            response.onError(Status.UNAVAILABLE.withDescription("not taking replicas").asRuntimeException());
+          }
+        }).build().start();
+    try {
+      awaitTrue(() -> refusedJoins.get() >= 2);
+      replica.promote(SHARD, term + 1);
+      assertThat(count(stub(replica))).isEqualTo(liveRows(0, 3_000));
+    } finally {
+      refusing.shutdownNow();
+    }
+  }
+
+  /**
+   * A replica that never finishes copying a merged segment holds up neither the primary's close (which waits for
+   * merges) nor, being closed, anything after it: the copy under way is cancelled.
+   */
+  @Test
+  void aPrimaryClosesPromptlyWhileAReplicaIsStuckCopyingAMergedSegment() throws Exception {
+    CountDownLatch preCopyStarted = new CountDownLatch(1);
+    Server stuckReplica = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .addService(new ReplicationServiceGrpc.ReplicationServiceImplBase() {
+          @Override
+          public void replicate(ReplicateRequest request, StreamObserver<ReplicateResponse> response) {
+            response.onNext(ReplicateResponse.getDefaultInstance());
+            response.onCompleted();
+          }
+
+          @Override
+          public void newNrtPoint(NewNrtPointRequest request, StreamObserver<NewNrtPointResponse> response) {
+            response.onNext(NewNrtPointResponse.getDefaultInstance());
+            response.onCompleted();
+          }
+
+          @Override
+          public void preCopyMerge(PreCopyMergeRequest request, StreamObserver<PreCopyMergeResponse> response) {
+            preCopyStarted.countDown(); // and never answers
+          }
+        }).build().start();
+    try {
+      ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 60_000);
+      Shard shard = primary.primary(SHARD);
+      String address = "127.0.0.1:" + stuckReplica.getPort();
+      shard.addReplica(address);
+      assertThat(shard.replicaHeartbeat(address, stats(stub(primary)).getPrimaryTerm(), Long.MAX_VALUE)).isTrue();
+      assertThat(shard.replicaInSync(address)).isTrue();
+      Random random = new Random(11);
+      for (int i = 0; i < 10; i++) {
+        write(stub(primary), random, i * 500, (i + 1) * 500);
+        shard.refresh();
+      }
+      Thread merge = new Thread(() -> {
+        try {
+          shard.index().forceMerge(1);
+        } catch (IOException | RuntimeException e) {
+          // the close below aborts it
+        }
+      });
+      merge.start();
+      assertThat(preCopyStarted.await(30, TimeUnit.SECONDS)).as("the merged segment is offered to the replica")
+          .isTrue();
+      servers.remove(primary);
+      assertTimeoutPreemptively(Duration.ofSeconds(20), primary::close);
+      merge.join(20_000);
+      assertThat(merge.isAlive()).isFalse();
+    } finally {
+      stuckReplica.shutdownNow();
+    }
+  }
+
+  /**
+   * A call for a copy a server does not hold in that role is transient (UNAVAILABLE: the caller follows the cluster
+   * state), unlike one the copy refuses (FAILED_PRECONDITION: a replica this primary does not forward to joins again).
+   */
+  @Test
+  void aServerWithoutTheCopyAnswersUnavailableAndAPrimaryRefusesAStrangerAsFailedPrecondition() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 1_000);
+    ShardServer other = start("other", Set.of(), Map.of(), 1_000);
+    ReplicaHeartbeatRequest heartbeat = ReplicaHeartbeatRequest.newBuilder().setShard(SHARD).setHost("127.0.0.1")
+        .setPort(1).setPrimaryTerm(stats(stub(primary)).getPrimaryTerm()).build();
+    assertThatThrownBy(() -> replication(other).replicaHeartbeat(heartbeat))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+          assertThat(e.getStatus().getDescription()).contains("holds no primary of shard " + SHARD);
+        });
+    assertThatThrownBy(() -> replication(primary).replicaHeartbeat(heartbeat))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("is not a replica of this primary");
+        });
+  }
+
+  private ReplicationServiceGrpc.ReplicationServiceBlockingStub replication(ShardServer server) {
+    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+    channels.add(channel);
+    return ReplicationServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 }
