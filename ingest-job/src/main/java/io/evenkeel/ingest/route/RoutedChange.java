@@ -1,6 +1,7 @@
 package io.evenkeel.ingest.route;
 
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
 
 /**
  * A change with the shard the rules give its row, whether its tenant is hot (spread over more than one shard), and
@@ -10,6 +11,9 @@ import io.evenkeel.schemas.TransactionLogChange;
  * the sink copies its body into the batch instead of encoding the change again.
  */
 public class RoutedChange {
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
   public int shard;
   public boolean hot;
   public TransactionLogChange change;
@@ -31,6 +35,14 @@ public class RoutedChange {
     this.partition = partition;
     this.firstOffset = firstOffset;
     this.lastOffset = lastOffset;
+  }
+
+  /** The change's single-object encoding: as it arrived, or (a folded change) encoded at the first call. */
+  public byte[] bytes() {
+    if (encoded == null) {
+      encoded = CHANGES.encode(change);
+    }
+    return encoded;
   }
 
   /** {@code folded} in place of this change, standing also for the partition's offsets up to {@code offset}. */

@@ -105,6 +105,11 @@ public class IngestSettings implements Serializable {
   @Option(names = "--sink-batch-size", description = "Changes per write request. (default: ${DEFAULT-VALUE})")
   public int sinkBatchSize = 1_000;
 
+  @Option(names = "--sink-batch-bytes",
+      description = "Bytes per write request at most (a single bigger change goes alone), well under the shard"
+          + " servers' 64 MiB request limit. (default: ${DEFAULT-VALUE})")
+  public long sinkBatchBytes = 4L << 20;
+
   @Option(names = "--sink-linger-ms", description = "How long a partial batch may wait. (default: ${DEFAULT-VALUE})")
   public long sinkLingerMs = 50;
 
@@ -117,6 +122,11 @@ public class IngestSettings implements Serializable {
       description = "How many changes one shard's normal lane may buffer while its shard is slow or away, before"
           + " the sink backpressures every shard. (default: ${DEFAULT-VALUE})")
   public int sinkLaneBuffer = 50_000;
+
+  @Option(names = "--sink-lane-buffer-bytes",
+      description = "How many bytes of changes one shard's lane (normal or hot) may buffer before the sink"
+          + " backpressures. (default: ${DEFAULT-VALUE})")
+  public long sinkLaneBufferBytes = 32L << 20;
 
   @Option(names = "--sink-request-timeout-ms",
       description = "Deadline of one write request. (default: ${DEFAULT-VALUE})")
@@ -216,6 +226,8 @@ public class IngestSettings implements Serializable {
     requirePositive("sink batch size", sinkBatchSize);
     requirePositive("sink linger", sinkLingerMs);
     requirePositive("sink lane buffer", sinkLaneBuffer);
+    requirePositive("sink batch bytes", sinkBatchBytes);
+    requirePositive("sink lane buffer bytes", sinkLaneBufferBytes);
     if (batchWindowMs < 0) {
       throw new IllegalArgumentException("batch window must be >= 0 ms (0 disables batching); got: " + batchWindowMs);
     }

@@ -16,7 +16,10 @@ final class Lane {
   private final Semaphore inFlight = new Semaphore(1);
   private List<RoutedChange> buffer = new ArrayList<>();
   private List<WrittenOffsets.Pending> tokens = new ArrayList<>();
+  private long bufferedBytes;
   private long firstBufferedAt;
+  /** The buffer holds changes left from a batch cut at its size: they have waited already. */
+  private boolean backlog;
   /** The changes of the request in flight, until it is acknowledged (or failed for good). */
   private volatile List<RoutedChange> sending = List.of();
 
@@ -35,7 +38,13 @@ final class Lane {
     }
     buffer.add(change);
     tokens.add(token);
+    bufferedBytes += change.bytes().length;
     return buffer.size();
+  }
+
+  /** The encoded size of the changes the lane buffers. */
+  long bufferedBytes() {
+    return bufferedBytes;
   }
 
   boolean hasBuffered() {
@@ -44,15 +53,15 @@ final class Lane {
 
   /** Whether the lane's oldest buffered change has waited {@code lingerMs} by {@code now}. */
   boolean lingered(long now, long lingerMs) {
-    return !buffer.isEmpty() && now - firstBufferedAt >= lingerMs;
+    return !buffer.isEmpty() && (backlog || now - firstBufferedAt >= lingerMs);
   }
 
   /**
-   * Takes the buffer (at most {@code max} changes of it) as one batch and the request slot with it, to be given back
-   * by {@link #release}; without {@code mayWait}, only if the slot is free now. Null if the lane buffers nothing or
-   * the slot is taken.
+   * Takes the buffer's oldest changes, at most {@code maxChanges} and no more than {@code maxBytes} (but at least one),
+   * as one batch and the request slot with it, to be given back by {@link #release}; without {@code mayWait}, only if
+   * the slot is free now. Null if the lane buffers nothing or the slot is taken.
    */
-  Batch take(boolean mayWait, int max) throws InterruptedException {
+  Batch take(boolean mayWait, int maxChanges, long maxBytes) throws InterruptedException {
     if (buffer.isEmpty()) {
       return null;
     }
@@ -61,18 +70,30 @@ final class Lane {
     } else if (!inFlight.tryAcquire()) {
       return null;
     }
+    int count = 0;
+    long bytes = 0;
+    while (count < buffer.size() && count < maxChanges) {
+      long size = buffer.get(count).bytes().length;
+      if (count > 0 && bytes + size > maxBytes) {
+        break;
+      }
+      bytes += size;
+      count++;
+    }
     Batch batch;
-    if (buffer.size() <= max) {
+    if (count == buffer.size()) {
       batch = new Batch(buffer, tokens);
       buffer = new ArrayList<>();
       tokens = new ArrayList<>();
+      backlog = false;
     } else {
-      // A backlog (the shard was slow) goes out in batches of the usual size, oldest first.
-      batch = new Batch(new ArrayList<>(buffer.subList(0, max)), new ArrayList<>(tokens.subList(0, max)));
-      buffer = new ArrayList<>(buffer.subList(max, buffer.size()));
-      tokens = new ArrayList<>(tokens.subList(max, tokens.size()));
-      firstBufferedAt = Long.MIN_VALUE / 2; // the rest has waited already: send it as soon as the slot is free
+      // A backlog (the shard was slow) or big changes go out in batches of the usual size, oldest first.
+      batch = new Batch(new ArrayList<>(buffer.subList(0, count)), new ArrayList<>(tokens.subList(0, count)));
+      buffer = new ArrayList<>(buffer.subList(count, buffer.size()));
+      tokens = new ArrayList<>(tokens.subList(count, tokens.size()));
+      backlog = true; // the rest has waited already: send it as soon as the slot is free
     }
+    bufferedBytes -= bytes;
     sending = batch.changes();
     return batch;
   }

@@ -35,7 +35,7 @@ record PendingChanges(List<RoutedChange> changes) {
       try (DataOutputStream out = new DataOutputStream(bytes)) {
         out.writeInt(pending.changes().size());
         for (RoutedChange routed : pending.changes()) {
-          byte[] encoded = routed.encoded != null ? routed.encoded : CHANGES.encode(routed.change);
+          byte[] encoded = routed.bytes();
           out.writeInt(routed.shard);
           out.writeBoolean(routed.hot);
           out.writeInt(encoded.length);

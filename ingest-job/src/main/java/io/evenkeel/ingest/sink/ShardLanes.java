@@ -1,22 +1,31 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Batching into per-shard lanes: buffers changes per shard in two lanes, normal and hot, and hands a lane's buffer to
- * the write client as one batch when it is full, when it has waited {@code lingerMs}, or at a flush.
+ * the write client as one batch when it is full (in changes or bytes), when it has waited {@code lingerMs}, or at a
+ * flush. Changes a shard refuses go to the dead-letter topic ({@link RefusedChanges}) and count as written once
+ * there.
  *
  * <p>Order: each lane has one request in flight at a time (retries included), and all changes of a row take the same
  * lane (the router decides "hot" by the row's creation time), so a shard receives a row's changes in order: a partial
  * update never overtakes the insert it applies to.
  *
  * <p>Isolation and backpressure: a lane keeps buffering while its request is in flight (a normal lane up to {@code
- * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}), so one slow or paused shard, or one hot tenant's
+ * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}, either up to {@code laneBufferBytes}), so one slow or paused shard, or one hot tenant's
  * backlog, delays only its own lane while the task thread goes on feeding every other; only a lane at its bound
  * blocks {@link #add}, which backpressures Flink instead of buffering without bound. A checkpoint does not wait for
  * the lanes: their unacknowledged changes are the sink's state ({@link #unacknowledged}) and are sent again after a
@@ -24,23 +33,29 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class ShardLanes {
   private final Lane[][] lanes;
-  private final int batchSize;
-  private final int hotBuffer;
-  private final int laneBuffer;
+  private final Bounds bounds;
   private final long lingerMs;
   private final LongSupplier clock;
   private final ShardWriteClient client;
+  private final RefusedChanges refusedChanges;
   private final SinkMetrics metrics;
   private final WrittenOffsets written = new WrittenOffsets();
+  private final AtomicReference<IOException> failure = new AtomicReference<>();
 
-  ShardLanes(int numShards, int batchSize, int hotBuffer, int laneBuffer, long lingerMs, LongSupplier clock,
-      ShardWriteClient client, SinkMetrics metrics) {
-    this.batchSize = batchSize;
-    this.hotBuffer = hotBuffer;
-    this.laneBuffer = laneBuffer;
+  /**
+   * How big batches and lanes get: a batch holds at most {@code batchSize} changes and {@code batchBytes} (or one
+   * change); a normal lane buffers up to {@code laneBuffer} changes, a hot one up to {@code hotBuffer}, either up to
+   * {@code laneBufferBytes}, before {@link #add} waits.
+   */
+  record Bounds(int batchSize, long batchBytes, int laneBuffer, int hotBuffer, long laneBufferBytes) {}
+
+  ShardLanes(int numShards, Bounds bounds, long lingerMs, LongSupplier clock, ShardWriteClient client,
+      RefusedChanges refusedChanges, SinkMetrics metrics) {
+    this.bounds = bounds;
     this.lingerMs = lingerMs;
     this.clock = clock;
     this.client = client;
+    this.refusedChanges = refusedChanges;
     this.metrics = metrics;
     this.lanes = new Lane[numShards][2];
     for (int shard = 0; shard < numShards; shard++) {
@@ -53,9 +68,11 @@ final class ShardLanes {
   void add(RoutedChange routed) throws InterruptedException {
     Lane lane = lanes[routed.shard][routed.hot ? 1 : 0];
     int buffered = lane.add(routed, written.track(routed), clock);
-    if (buffered >= batchSize) {
+    long bytes = lane.bufferedBytes();
+    if (buffered >= bounds.batchSize() || bytes >= bounds.batchBytes()) {
       // Sent when the lane's slot is free; waited for only when the lane is at its bound.
-      send(lane, buffered >= (lane.hot ? hotBuffer : laneBuffer));
+      send(lane, buffered >= (lane.hot ? bounds.hotBuffer() : bounds.laneBuffer())
+          || bytes >= bounds.laneBufferBytes());
     }
   }
 
@@ -111,16 +128,44 @@ final class ShardLanes {
     return all;
   }
 
+  /** Whether a write failed for good: the sink stops sending and fails. */
+  boolean failed() {
+    return failure.get() != null;
+  }
+
+  /** Throws the first write that failed for good, if any. */
+  void checkFailure() throws IOException {
+    IOException failed = failure.get();
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
   /** Sends the lane's buffer as one batch; without {@code mayWait}, only if its request slot is free now. */
   private void send(Lane lane, boolean mayWait) throws InterruptedException {
-    Lane.Batch batch = lane.take(mayWait, batchSize);
+    Lane.Batch batch = lane.take(mayWait, bounds.batchSize(), bounds.batchBytes());
     if (batch == null) {
       return;
     }
-    client.write(lane.shard, batch.changes()).whenComplete((acknowledged, failure) -> {
-      if (failure == null) {
+    client.write(lane.shard, batch.changes()).thenCompose(refused -> {
+      if (refused.isEmpty()) {
         metrics.acknowledged(lane.shard, lane.hot, batch.changes());
+        return CompletableFuture.completedFuture(null);
+      }
+      Set<RoutedChange> refusedSet = Collections.newSetFromMap(new IdentityHashMap<>());
+      refused.forEach(r -> refusedSet.add(r.change()));
+      metrics.acknowledged(lane.shard, lane.hot,
+          batch.changes().stream().filter(change -> !refusedSet.contains(change)).toList());
+      metrics.refused(refused.size());
+      return refusedChanges.send(lane.shard, refused);
+    }).whenComplete((done, t) -> {
+      if (t == null) {
         batch.tokens().forEach(WrittenOffsets.Pending::acknowledge);
+      } else {
+        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        failure.compareAndSet(null, cause instanceof IOException e ? e
+            : new IOException("writing " + batch.changes().size() + " changes to shard " + lane.shard + " failed: "
+                + cause, cause));
       }
       lane.release();
     });

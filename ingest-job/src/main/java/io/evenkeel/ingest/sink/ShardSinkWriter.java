@@ -18,7 +18,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * the batches through the {@link ShardWriteClient}), sends lanes that waited {@code sinkLingerMs} from a timer, and at
  * a checkpoint keeps what no shard has acknowledged yet as its state instead of waiting for it (at the end of the
  * input it does wait). A write that failed for good fails the next {@link #write} or {@link #flush} with its
- * IOException. From the same timer it publishes the written offsets ({@link WrittenOffsets},
+ * IOException; changes a shard refused are dead-lettered ({@link RefusedChanges}). From the same timer it publishes the written offsets ({@link WrittenOffsets},
  * {@link WrittenOffsetsPublisher}).
  */
 final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingChanges> {
@@ -29,6 +29,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   private final long lingerMs;
   private final ShardPlacement placement;
   private final ShardWriteClient client;
+  private final RefusedChanges refusedChanges;
   private final ShardLanes lanes;
   private final WrittenOffsetsPublisher written;
   private long nextPublish;
@@ -46,8 +47,11 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     ShardAddress[] primaries = primaries(placement);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
     this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
-    this.lanes = new ShardLanes(settings.numShards, settings.sinkBatchSize, settings.sinkHotBuffer,
-        settings.sinkLaneBuffer, lingerMs, time::getCurrentProcessingTime, client,
+    this.refusedChanges = new RefusedChanges(settings.bootstrapServers, settings.kafkaProperties(),
+        settings.deadLetterTopic);
+    this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
+        settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
+        lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
         new SinkMetrics(context.metricGroup(), primaries));
     this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
@@ -77,7 +81,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
 
   @Override
   public void write(RoutedChange routed, Context context) throws IOException, InterruptedException {
-    client.checkFailure();
+    lanes.checkFailure();
     lanes.add(routed);
   }
 
@@ -92,7 +96,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     } else {
       lanes.sendReady();
     }
-    client.checkFailure();
+    lanes.checkFailure();
     written.publish(lanes.advanceWritten());
   }
 
@@ -103,7 +107,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
 
   private void scheduleLinger() {
     time.registerTimer(time.getCurrentProcessingTime() + lingerMs, now -> {
-      if (!client.failed()) {
+      if (!lanes.failed()) {
         lanes.sendLingering(now);
         if (now >= nextPublish) {
           written.publish(lanes.advanceWritten());
@@ -118,6 +122,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   public void close() {
     written.close();
     client.close();
+    refusedChanges.close();
     placement.close();
   }
 }

@@ -12,12 +12,14 @@ import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 
 /**
  * The sink's metrics: changes and batches sent, changes sent per shard ({@code changesSent} of the normal lane,
- * {@code hotChangesSent} of the hot lane) and per shard server, and {@code lastAckDelayMs}, from the last acknowledged
- * batch's newest change to its acknowledgement. Thread-safe: acknowledgements arrive on gRPC threads.
+ * {@code hotChangesSent} of the hot lane) and per shard server, {@code changesRefused} (by their shard, and so
+ * dead-lettered), and {@code lastAckDelayMs}, from the last acknowledged batch's newest change to its
+ * acknowledgement. Thread-safe: acknowledgements arrive on gRPC threads.
  */
 final class SinkMetrics {
   private final Counter changesSent;
   private final Counter batchesSent;
+  private final Counter changesRefused;
   private final AtomicLong lastAckDelayMs = new AtomicLong();
   /** By shard, then normal (0) or hot (1) lane. */
   private final Counter[][] laneChangesSent;
@@ -28,6 +30,7 @@ final class SinkMetrics {
   SinkMetrics(MetricGroup group, ShardAddress[] primaries) {
     this.changesSent = group.counter("changesSent", new ThreadSafeSimpleCounter());
     this.batchesSent = group.counter("batchesSent", new ThreadSafeSimpleCounter());
+    this.changesRefused = group.counter("changesRefused", new ThreadSafeSimpleCounter());
     group.gauge("lastAckDelayMs", lastAckDelayMs::get);
     this.laneChangesSent = new Counter[primaries.length][2];
     this.serverChangesSent = new Counter[primaries.length];
@@ -43,10 +46,18 @@ final class SinkMetrics {
 
   /** Counts a batch the shard acknowledged, sent from its normal or hot lane. */
   void acknowledged(int shard, boolean hot, List<RoutedChange> changes) {
+    if (changes.isEmpty()) {
+      return;
+    }
     lastAckDelayMs.set(System.currentTimeMillis() - changes.get(changes.size() - 1).change.getModifiedTime());
     laneChangesSent[shard][hot ? 1 : 0].inc(changes.size());
     serverChangesSent[shard].inc(changes.size());
     changesSent.inc(changes.size());
     batchesSent.inc();
+  }
+
+  /** Counts changes a shard refused (sent to the dead-letter topic). */
+  void refused(int count) {
+    changesRefused.inc(count);
   }
 }

@@ -36,7 +36,7 @@ final class WriteBatchEncoder {
       byte[] count = new byte[10];
       out.write(count, 0, BinaryData.encodeLong(changes.size(), count, 0));
       for (RoutedChange routed : changes) {
-        byte[] bytes = routed.encoded;
+        byte[] bytes = routed.bytes();
         int header = CHANGES.ownHeaderLength(bytes);
         if (header == 0) {
           bytes = CHANGES.encode(routed.change);

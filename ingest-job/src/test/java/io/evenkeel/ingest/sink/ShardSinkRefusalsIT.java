@@ -1,0 +1,173 @@
+package io.evenkeel.ingest.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.embedded.ShardServerProcess;
+import io.evenkeel.ingest.route.RoutedChange;
+import io.evenkeel.ingest.source.DeadLetterSerializer;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.schemas.ChangeOp;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.MatchAll;
+import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shard sink against a real shard-server process and a real broker: changes a shard refuses (here ones that
+ * skipped the job's validation, as from a job older than its shard servers) are found by splitting their batches and
+ * dead-lettered with the shard's reason, every other change is written, and every offset counts as written; changes
+ * of almost a megabyte each, 80 MB of them for one shard, go in requests under the servers' 64 MiB limit.
+ */
+class ShardSinkRefusalsIT {
+  private static final int SHARDS = 4;
+  private static final String TOPIC = "changes";
+  private static final String DEAD_LETTERS = "dead-letters";
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  @TempDir Path dir;
+  private KafkaBroker kafka;
+  private ShardServerProcess server;
+  private final ClusterClient cluster = new ClusterClient();
+
+  @BeforeEach
+  void start() throws Exception {
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka.createTopic(DEAD_LETTERS, 1);
+    server = ShardServerProcess.start(dir.resolve("shards"), "--shards", "0-3", "--refresh-interval-ms", "200");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+    server.close();
+    kafka.close();
+  }
+
+  private static TransactionLogChange insert(long row, String title) {
+    long now = System.currentTimeMillis();
+    return TransactionLogChange.newBuilder().setOp(ChangeOp.INSERT).setTenantId(row % 50).setRowId(row)
+        .setCreatedTime(now).setModifiedTime(now).setVersion(1).setStatus(1).setSellerNick("seller-" + row % 50)
+        .setTitle(title).setPrice(BigDecimal.valueOf(1999, 2)).setQuantity(1).build();
+  }
+
+  private static RoutedChange routed(int shard, TransactionLogChange change, long offset) {
+    return new RoutedChange(shard, false, change, CHANGES.encode(change), TOPIC, 0, offset, offset);
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void refusedChangesAreDeadLetteredAndBigChangesGoInRequestsUnderTheLimit() throws Exception {
+    Random random = new Random(22);
+    List<RoutedChange> changes = new ArrayList<>();
+    Map<Long, String> refusedByOffset = new TreeMap<>();
+    Map<Integer, Integer> expectedRows = new HashMap<>();
+    for (long row = 0; row < 4_000; row++) {
+      int shard = (int) (row % SHARDS);
+      TransactionLogChange change = insert(row, "item " + row);
+      if (random.nextInt(500) == 0) {
+        // A keyword over Lucene's 32,766-byte term limit: the shard refuses the whole batch holding it.
+        change = TransactionLogChange.newBuilder(change).setBuyerNick("b".repeat(40_000)).build();
+        refusedByOffset.put(row, "buyer_nick");
+      } else {
+        expectedRows.merge(shard, 1, Integer::sum);
+      }
+      changes.add(routed(shard, change, row));
+    }
+    // 100 changes of 800 kB for shard 0, in a row: one batch of them would be 80 MB.
+    String words = "lorem ipsum dolor sit amet ".repeat(30_000).substring(0, 800_000);
+    for (long row = 4_000; row < 4_100; row++) {
+      changes.add(routed(0, insert(row, words), row));
+      expectedRows.merge(0, 1, Integer::sum);
+    }
+    assertThat(refusedByOffset).hasSizeGreaterThanOrEqualTo(3);
+
+    ShardPlacement placement = ShardPlacement.fixed(SHARDS, "127.0.0.1:" + server.port() + "=0-3");
+    ShardAddress address = new ShardAddress("127.0.0.1", server.port());
+    try (ShardWriteClient client = new ShardWriteClient(placement, "refusals-it", 30_000, null);
+        RefusedChanges refused = new RefusedChanges(kafka.bootstrapServers(), new Properties(), DEAD_LETTERS)) {
+      ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(1_000, 4L << 20, 50_000, 20_000, 32L << 20),
+          50, System::currentTimeMillis, client, refused,
+          new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}));
+      for (RoutedChange change : changes) {
+        lanes.add(change);
+      }
+      lanes.flush();
+      lanes.checkFailure();
+      assertThat(lanes.advanceWritten()).as("every offset counts as written, the refused ones too")
+          .isEqualTo(Map.of(new TopicPartition(TOPIC, 0), 4_100L));
+    } finally {
+      placement.close();
+    }
+
+    ShardServiceBlockingStub shards = cluster.blockingStub(address);
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    for (int shard = 0; shard < SHARDS; shard++) {
+      long rows;
+      while ((rows = count(shards, shard)) != expectedRows.get(shard) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(rows).as("rows on shard %d", shard).isEqualTo(expectedRows.get(shard).longValue());
+    }
+
+    Map<Long, String> reasons = new TreeMap<>();
+    Properties properties = new Properties();
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "refusals-it");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(DEAD_LETTERS));
+      while (reasons.size() < refusedByOffset.size() && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          String source = header(record, DeadLetterSerializer.SOURCE_HEADER);
+          long offset = Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
+          assertThat(source).isEqualTo(TOPIC + "/0/" + offset);
+          assertThat(CHANGES.decode(record.value()).getRowId()).isEqualTo(offset);
+          reasons.put(offset, header(record, DeadLetterSerializer.REASON_HEADER));
+        }
+      }
+    }
+    assertThat(reasons.keySet()).isEqualTo(refusedByOffset.keySet());
+    reasons.forEach((offset, reason) -> assertThat(reason).startsWith("shard " + offset % SHARDS
+        + " refused the change: ").contains(refusedByOffset.get(offset)));
+  }
+
+  private static long count(ShardServiceBlockingStub shards, int shard) {
+    return shards.search(SearchRequest.newBuilder().setShard(shard).setQuery(Query.newBuilder().setTrackTotal(true)
+        .setFilter(Filter.newBuilder().setMatchAll(MatchAll.getDefaultInstance()))).build()).getTotal();
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+  }
+}
