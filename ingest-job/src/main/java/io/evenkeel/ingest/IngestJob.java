@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -44,7 +43,6 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
@@ -68,7 +66,15 @@ public final class IngestJob {
    */
   public static DataStream<RoutedChange> changesToSend(StreamExecutionEnvironment env, IngestSettings settings) {
     settings.validate();
-    createOutputTopics(settings);
+    OffsetsInitializer startOffsets;
+    try (Admin admin = Admin.create(settings.kafkaProperties())) {
+      createOutputTopics(admin, settings);
+      startOffsets = switch (settings.startOffsets) {
+        case "earliest" -> OffsetsInitializer.earliest();
+        case "latest" -> OffsetsInitializer.latest();
+        default -> writtenOffsets(admin, settings);
+      };
+    }
     // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
     // are instead of deep-copying every Avro change at each step.
     env.getConfig().enableObjectReuse();
@@ -80,11 +86,7 @@ public final class IngestJob {
         .setBootstrapServers(settings.bootstrapServers)
         .setTopics(settings.topic)
         .setGroupId(settings.groupId)
-        .setStartingOffsets(switch (settings.startOffsets) {
-          case "earliest" -> OffsetsInitializer.earliest();
-          case "latest" -> OffsetsInitializer.latest();
-          default -> writtenOffsets(settings);
-        })
+        .setStartingOffsets(startOffsets)
         .setDeserializer(new RawRecordDeserializer())
         .build();
     SingleOutputStreamOperator<SourcedChange> changes = env
@@ -148,10 +150,8 @@ public final class IngestJob {
    * do not exist, before any producer sends: a producer racing the broker's automatic creation could wait out its
    * delivery timeout on a partition with no leader yet and fail the job at a checkpoint.
    */
-  private static void createOutputTopics(IngestSettings settings) {
-    Properties properties = settings.kafkaProperties();
-    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
-    try (Admin admin = Admin.create(properties)) {
+  private static void createOutputTopics(Admin admin, IngestSettings settings) {
+    try {
       Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
       List<NewTopic> missing = Stream.of(settings.deadLetterTopic, settings.summaryTopic, settings.proposalTopic)
           .distinct().filter(topic -> !existing.contains(topic))
@@ -179,10 +179,8 @@ public final class IngestJob {
    * while the sink still holds unacknowledged changes in its state. Partitions without a written offset fall back to
    * the group's committed offset, then the earliest.
    */
-  private static OffsetsInitializer writtenOffsets(IngestSettings settings) {
-    Properties properties = settings.kafkaProperties();
-    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
-    try (Admin admin = Admin.create(properties)) {
+  private static OffsetsInitializer writtenOffsets(Admin admin, IngestSettings settings) {
+    try {
       Map<TopicPartition, Long> written = new HashMap<>();
       admin.listConsumerGroupOffsets(settings.writtenOffsetsGroup()).partitionsToOffsetAndMetadata()
           .get(60, TimeUnit.SECONDS).forEach((partition, offset) -> {

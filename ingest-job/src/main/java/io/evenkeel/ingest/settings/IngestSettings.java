@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Option;
@@ -178,8 +179,10 @@ public class IngestSettings implements Serializable {
     return policySpec().dynamic();
   }
 
-  /** The routing policy of a fixed setting (hashing or double:L). */
-  /** The {@code --kafka-config} properties, passed through as they are (security settings), or none. */
+  /**
+   * The properties of every Kafka client the job makes: the {@code --kafka-config} file's, passed through as they are
+   * (security settings), and the bootstrap servers.
+   */
   public Properties kafkaProperties() {
     Properties properties = new Properties();
     if (kafkaConfig != null) {
@@ -189,6 +192,7 @@ public class IngestSettings implements Serializable {
         throw new IllegalArgumentException("cannot read --kafka-config " + kafkaConfig + ": " + e.getMessage(), e);
       }
     }
+    properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return properties;
   }
 

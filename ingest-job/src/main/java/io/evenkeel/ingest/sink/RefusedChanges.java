@@ -21,10 +21,10 @@ final class RefusedChanges implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
   private final DeadLetterSerializer serializer;
 
-  RefusedChanges(String bootstrapServers, Properties kafkaProperties, String deadLetterTopic) {
+  /** @param kafkaProperties the job's Kafka client properties, bootstrap servers included */
+  RefusedChanges(Properties kafkaProperties, String deadLetterTopic) {
     Properties properties = new Properties();
     properties.putAll(kafkaProperties);
-    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(ProducerConfig.ACKS_CONFIG, "all");
     // Dead letters are rare and must not wait for a batch to fill.
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 0);

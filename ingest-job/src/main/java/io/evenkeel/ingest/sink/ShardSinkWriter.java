@@ -47,13 +47,12 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     ShardAddress[] primaries = primaries(placement);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
     this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
-    this.refusedChanges = new RefusedChanges(settings.bootstrapServers, settings.kafkaProperties(),
-        settings.deadLetterTopic);
+    this.refusedChanges = new RefusedChanges(settings.kafkaProperties(), settings.deadLetterTopic);
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
         settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
         new SinkMetrics(context.metricGroup(), primaries));
-    this.written = new WrittenOffsetsPublisher(settings.bootstrapServers, settings.kafkaProperties(),
+    this.written = new WrittenOffsetsPublisher(settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
     try {
       for (PendingChanges pending : recovered) {

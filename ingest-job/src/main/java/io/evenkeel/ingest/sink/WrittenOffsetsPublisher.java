@@ -28,11 +28,11 @@ final class WrittenOffsetsPublisher implements AutoCloseable {
   private final Map<TopicPartition, Long> failed = new ConcurrentHashMap<>();
   private final AtomicBoolean inFlight = new AtomicBoolean();
 
-  WrittenOffsetsPublisher(String bootstrapServers, Properties kafkaProperties, String group, String clientId) {
+  /** @param kafkaProperties the job's Kafka client properties, bootstrap servers included */
+  WrittenOffsetsPublisher(Properties kafkaProperties, String group, String clientId) {
     this.group = group;
     Properties properties = new Properties();
     properties.putAll(kafkaProperties);
-    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
     this.kafka = Admin.create(properties);
   }

@@ -33,6 +33,7 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
@@ -111,10 +112,12 @@ class ShardSinkRefusalsIT {
     }
     assertThat(refusedByOffset).hasSizeGreaterThanOrEqualTo(3);
 
+    Properties producer = new Properties();
+    producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     ShardPlacement placement = ShardPlacement.fixed(SHARDS, "127.0.0.1:" + server.port() + "=0-3");
     ShardAddress address = new ShardAddress("127.0.0.1", server.port());
     try (ShardWriteClient client = new ShardWriteClient(placement, "refusals-it", 30_000, null);
-        RefusedChanges refused = new RefusedChanges(kafka.bootstrapServers(), new Properties(), DEAD_LETTERS)) {
+        RefusedChanges refused = new RefusedChanges(producer, DEAD_LETTERS)) {
       ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(1_000, 4L << 20, 50_000, 20_000, 32L << 20),
           50, System::currentTimeMillis, client, refused,
           new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}));
