@@ -1,5 +1,6 @@
 package io.evenkeel.ingest;
 
+import io.evenkeel.ingest.cdc.DebeziumEnvelopeFormat;
 import io.evenkeel.ingest.detect.HotspotDetector;
 import io.evenkeel.ingest.detect.ProposalCommitter;
 import io.evenkeel.ingest.fold.ChangeFolder;
@@ -15,6 +16,8 @@ import io.evenkeel.ingest.source.DeadLetter;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.source.RawRecord;
 import io.evenkeel.ingest.source.RawRecordDeserializer;
+import io.evenkeel.ingest.source.RecordFormat;
+import io.evenkeel.ingest.source.SingleObjectFormat;
 import io.evenkeel.ingest.source.SourcedChange;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.schemas.RuleProposal;
@@ -67,13 +70,13 @@ public final class IngestJob {
   public static DataStream<RoutedChange> changesToSend(StreamExecutionEnvironment env, IngestSettings settings) {
     settings.validate();
     OffsetsInitializer startOffsets;
+    OffsetsInitializer cdcStartOffsets = null;
     try (Admin admin = Admin.create(settings.kafkaProperties())) {
       createOutputTopics(admin, settings);
-      startOffsets = switch (settings.startOffsets) {
-        case "earliest" -> OffsetsInitializer.earliest();
-        case "latest" -> OffsetsInitializer.latest();
-        default -> writtenOffsets(admin, settings);
-      };
+      startOffsets = startOffsets(admin, settings, settings.topic);
+      if (settings.cdc()) {
+        cdcStartOffsets = startOffsets(admin, settings, settings.cdcTopic);
+      }
     }
     // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
     // are instead of deep-copying every Avro change at each step.
@@ -81,18 +84,19 @@ public final class IngestJob {
     // A checkpoint that cannot complete (routing waits out a ZooKeeper outage, a shard server is paused) expires;
     // the job goes on and the next one completes once the wait is over, instead of restarting and replaying.
     env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
-    KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
-        .setProperties(settings.kafkaProperties())
-        .setBootstrapServers(settings.bootstrapServers)
-        .setTopics(settings.topic)
-        .setGroupId(settings.groupId)
-        .setStartingOffsets(startOffsets)
-        .setDeserializer(new RawRecordDeserializer())
-        .build();
-    SingleOutputStreamOperator<SourcedChange> changes = env
-        .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + settings.topic).uid("kafka-source")
-        .process(new ChangeDecoder(settings.effectiveDelayMs)).name("decode").uid("decode");
-    changes.getSideOutput(ChangeDecoder.DEAD_LETTERS)
+    SingleOutputStreamOperator<SourcedChange> produced = decoded(env, settings, settings.topic, startOffsets,
+        new SingleObjectFormat(), "");
+    DataStream<SourcedChange> changes = produced;
+    DataStream<DeadLetter> deadLetters = produced.getSideOutput(ChangeDecoder.DEAD_LETTERS);
+    if (settings.cdc()) {
+      // A second source: Debezium's change events of a MySQL or MariaDB table (bin/evenkeel cdc).
+      SingleOutputStreamOperator<SourcedChange> captured = decoded(env, settings, settings.cdcTopic,
+          cdcStartOffsets, new DebeziumEnvelopeFormat(settings.cdcColumnMapping(), settings.cdcDatetimeZone()),
+          "cdc-");
+      changes = changes.union(captured);
+      deadLetters = deadLetters.union(captured.getSideOutput(ChangeDecoder.DEAD_LETTERS));
+    }
+    deadLetters
         .sinkTo(KafkaSink.<DeadLetter>builder()
             .setKafkaProducerConfig(settings.kafkaProperties())
             .setBootstrapServers(settings.bootstrapServers)
@@ -145,6 +149,30 @@ public final class IngestJob {
         .name("proposals: " + settings.proposalTopic).uid("proposals");
   }
 
+  /** A topic's records, decoded and checked: the changes, and the dead letters as the side output. */
+  private static SingleOutputStreamOperator<SourcedChange> decoded(StreamExecutionEnvironment env,
+      IngestSettings settings, String topic, OffsetsInitializer startOffsets, RecordFormat format, String uidPrefix) {
+    KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
+        .setProperties(settings.kafkaProperties())
+        .setBootstrapServers(settings.bootstrapServers)
+        .setTopics(topic)
+        .setGroupId(settings.groupId)
+        .setStartingOffsets(startOffsets)
+        .setDeserializer(new RawRecordDeserializer())
+        .build();
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + topic).uid(uidPrefix + "kafka-source")
+        .process(new ChangeDecoder(settings.effectiveDelayMs, format)).name(uidPrefix + "decode")
+        .uid(uidPrefix + "decode");
+  }
+
+  private static OffsetsInitializer startOffsets(Admin admin, IngestSettings settings, String topic) {
+    return switch (settings.startOffsets) {
+      case "earliest" -> OffsetsInitializer.earliest();
+      case "latest" -> OffsetsInitializer.latest();
+      default -> writtenOffsets(admin, settings, topic);
+    };
+  }
+
   /**
    * Creates the topics the job writes to (dead letters, summaries, proposals) with the broker's defaults when they
    * do not exist, before any producer sends: a producer racing the broker's automatic creation could wait out its
@@ -179,12 +207,12 @@ public final class IngestJob {
    * while the sink still holds unacknowledged changes in its state. Partitions without a written offset fall back to
    * the group's committed offset, then the earliest.
    */
-  private static OffsetsInitializer writtenOffsets(Admin admin, IngestSettings settings) {
+  private static OffsetsInitializer writtenOffsets(Admin admin, IngestSettings settings, String topic) {
     try {
       Map<TopicPartition, Long> written = new HashMap<>();
       admin.listConsumerGroupOffsets(settings.writtenOffsetsGroup()).partitionsToOffsetAndMetadata()
           .get(60, TimeUnit.SECONDS).forEach((partition, offset) -> {
-            if (offset != null && partition.topic().equals(settings.topic)) {
+            if (offset != null && partition.topic().equals(topic)) {
               written.put(partition, offset.offset());
             }
           });

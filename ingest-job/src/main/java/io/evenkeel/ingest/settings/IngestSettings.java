@@ -8,16 +8,18 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Properties;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,6 +34,21 @@ public class IngestSettings implements Serializable {
 
   @Option(names = "--topic", description = "Topic of Avro single-object changes. (default: ${DEFAULT-VALUE})")
   public String topic = "transaction-logs";
+
+  @Option(names = "--cdc-topic", paramLabel = "TOPIC",
+      description = "Also read Debezium's change events of a MySQL or MariaDB table from this topic (bin/evenkeel cdc"
+          + " publishes them to <prefix>.<database>.<table>).")
+  public String cdcTopic;
+
+  @Option(names = "--cdc-columns", defaultValue = "", paramLabel = "MAPPING",
+      description = "Which column of the captured table feeds each column of transaction_logs where the names"
+          + " differ: tenant_id=seller_id,row_id=order_id,created_time=created_at (the CDC runner's --columns).")
+  public String cdcColumns = "";
+
+  @Option(names = "--cdc-datetime-zone", defaultValue = "UTC", paramLabel = "ZONE",
+      description = "The time zone of the captured table's DATETIME values (TIMESTAMP values are instants already)."
+          + " (default: ${DEFAULT-VALUE})")
+  public String cdcDatetimeZone = "UTC";
 
   @Option(names = "--dead-letter-topic",
       description = "Where undecodable or invalid records go, with the reason. (default: ${DEFAULT-VALUE})")
@@ -196,6 +213,23 @@ public class IngestSettings implements Serializable {
     return properties;
   }
 
+  /** Whether the job also reads CDC change events. */
+  public boolean cdc() {
+    return cdcTopic != null && !cdcTopic.isBlank();
+  }
+
+  public ColumnMapping cdcColumnMapping() {
+    return ColumnMapping.parse(cdcColumns);
+  }
+
+  public ZoneId cdcDatetimeZone() {
+    try {
+      return ZoneId.of(cdcDatetimeZone);
+    } catch (java.time.DateTimeException e) {
+      throw new IllegalArgumentException("--cdc-datetime-zone: " + e.getMessage(), e);
+    }
+  }
+
   /** The shard servers' TLS settings, or null for plaintext; all three files or none. */
   public ClientTls clientTls() {
     return ClientTls.of(path(tlsCa), path(tlsCert), path(tlsKey));
@@ -227,6 +261,10 @@ public class IngestSettings implements Serializable {
           + startOffsets + "'");
     }
     requirePositive("monitor window", monitorWindowMs);
+    if (cdc()) {
+      cdcColumnMapping();
+      cdcDatetimeZone();
+    }
     requirePositive("sink batch size", sinkBatchSize);
     requirePositive("sink linger", sinkLingerMs);
     requirePositive("sink lane buffer", sinkLaneBuffer);

@@ -4,7 +4,6 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.schemas.codec.MalformedRecordException;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -12,7 +11,7 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes Avro single-object changes and checks them ({@link Changes#validate}, and a creation time at most {@code
+ * Decodes changes ({@link RecordFormat}: Avro single-object changes, or CDC events) and checks them ({@link Changes#validate}, and a creation time at most {@code
  * maxAheadMs} ahead of this clock); anything undecodable or invalid goes to {@link #DEAD_LETTERS} with the reason, and
  * the job goes on. So nothing that cannot be routed or indexed gets further: a row from far ahead would make routing
  * wait on the clock, a value Lucene refuses would fail its shard's write after the translog has it.
@@ -21,19 +20,19 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
   public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
 
   private final long maxAheadMs;
+  private final RecordFormat format;
 
-  private transient SingleObjectCodec<TransactionLogChange> codec;
   private transient Counter deadLetters;
 
   /** @param maxAheadMs how far ahead of this clock a row's creation time may be (the rule protocol's delay T) */
-  public ChangeDecoder(long maxAheadMs) {
+  public ChangeDecoder(long maxAheadMs, RecordFormat format) {
     this.maxAheadMs = maxAheadMs;
+    this.format = format;
   }
 
   @Override
   public void open(OpenContext context) {
     AvroTrust.install();
-    codec = SingleObjectCodec.of(TransactionLogChange.class);
     deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
   }
 
@@ -41,7 +40,7 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
   public void processElement(RawRecord record, Context context, Collector<SourcedChange> out) {
     TransactionLogChange change;
     try {
-      change = codec.decode(record.value);
+      change = format.decode(record.value);
       Changes.validate(change);
       long ahead = change.getCreatedTime() - System.currentTimeMillis();
       if (ahead > maxAheadMs) {
@@ -53,6 +52,7 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
       context.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));
       return;
     }
-    out.collect(new SourcedChange(change, record.value, record.topic, record.partition, record.offset));
+    out.collect(new SourcedChange(change, format.singleObject() ? record.value : null, record.topic,
+        record.partition, record.offset));
   }
 }

@@ -1,7 +1,8 @@
 package io.evenkeel.query.testing;
 
-import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.embedded.MariaDbServer;
 import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,7 +20,7 @@ import java.util.Map;
 /**
  * A throw-away database in a real MariaDB holding the same rows as the shards. The server is the one at {@code
  * -Devenkeel.mariadb.url}, else the machine's (127.0.0.1:3306, root, no password), else a private one the test
- * starts ({@link PrivateMariaDb}). The table has strings in utf8mb4 with the binary no-pad collation (code
+ * starts ({@link MariaDbServer}). The table has strings in utf8mb4 with the binary no-pad collation (code
  * point order, trailing spaces significant, as the shards compare), times in UTC, and one column per attribute key
  * ({@code attr__color}) standing in for {@code attr('color')}.
  */
@@ -29,9 +30,9 @@ public final class ReferenceDatabase implements AutoCloseable {
 
   private final Connection connection;
   private final String database;
-  private final PrivateMariaDb server;
+  private final MariaDbServer server;
 
-  private ReferenceDatabase(Connection connection, String database, PrivateMariaDb server) {
+  private ReferenceDatabase(Connection connection, String database, MariaDbServer server) {
     this.connection = connection;
     this.database = database;
     this.server = server;
@@ -41,17 +42,17 @@ public final class ReferenceDatabase implements AutoCloseable {
   public static ReferenceDatabase create(Path dir) throws Exception {
     String configured = System.getProperty("evenkeel.mariadb.url");
     String url = configured != null ? configured : DEFAULT_URL;
-    PrivateMariaDb server = null;
+    MariaDbServer server = null;
     Connection connection;
     try {
       connection = DriverManager.getConnection(url);
     } catch (SQLException e) {
-      if (configured != null || !PrivateMariaDb.installed()) {
+      if (configured != null || !MariaDbServer.installed()) {
         throw new SQLException("the differential test needs MariaDB at " + url + " or an installed mariadbd to "
             + "start one (apt-get install mariadb-server); or pass -Devenkeel.mariadb.url=jdbc:mariadb://...", e);
       }
-      server = PrivateMariaDb.start(dir);
-      connection = DriverManager.getConnection(server.url());
+      server = MariaDbServer.start(dir, false);
+      connection = DriverManager.getConnection(server.url("", MariaDbServer.ADMIN));
     }
     String database = "evenkeel_query_test_" + ProcessHandle.current().pid() + "_" + System.nanoTime() % 1_000_000;
     try (Statement statement = connection.createStatement()) {

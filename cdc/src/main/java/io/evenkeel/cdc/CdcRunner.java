@@ -1,0 +1,182 @@
+package io.evenkeel.cdc;
+
+import io.debezium.engine.ChangeEvent;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.format.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Captures one MySQL or MariaDB table with the Debezium engine (its MariaDB connector, or the MySQL connector for a
+ * MySQL server): a snapshot of the table, then its binlog, each row change published to Kafka as Debezium's JSON
+ * change-event envelope ({@code before}, {@code after}, {@code source}, {@code op}, with the schema), keyed by the
+ * row's primary key, on the topic {@code <prefix>.<database>.<table>}: what a Debezium connector in Kafka Connect with
+ * the JSON converter writes.
+ *
+ * <p>A batch's offsets are marked processed only once Kafka has every event of it (the producer retries for as long
+ * as Kafka is away), and the offsets and the schema history are files in the state directory: a restarted runner
+ * resumes where Kafka's copy ends, without a new snapshot and without a gap (events after the last stored offset are
+ * published again; their binlog versions make that harmless).
+ */
+public final class CdcRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CdcRunner.class);
+
+  /** Which Debezium connector reads the binlog. */
+  public enum Connector {
+    MARIADB("io.debezium.connector.mariadb.MariaDbConnector"),
+    MYSQL("io.debezium.connector.mysql.MySqlConnector");
+
+    final String className;
+
+    Connector(String className) {
+      this.className = className;
+    }
+  }
+
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final DebeziumEngine<ChangeEvent<String, String>> engine;
+  private final ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
+    Thread t = new Thread(runnable, "debezium-engine");
+    t.setDaemon(true);
+    return t;
+  });
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private final AtomicLong published = new AtomicLong();
+  private final String topic;
+
+  private CdcRunner(CdcSettings settings, SourceTable source) throws IOException {
+    Files.createDirectories(settings.stateDir);
+    Properties producerProperties = settings.kafkaProperties();
+    producerProperties.put(ProducerConfig.ACKS_CONFIG, "all");
+    producerProperties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // Kafka away: wait for it, in order, rather than fail the batch.
+    producerProperties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
+    producerProperties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
+    this.topic = settings.topicPrefix + "." + source.qualifiedName();
+    this.engine = DebeziumEngine.create(Json.class)
+        .using(engineProperties(settings, source))
+        .notifying(this::publish)
+        .using((success, message, error) -> {
+          if (success) {
+            stopped.complete(null);
+          } else {
+            stopped.completeExceptionally(new IOException("the Debezium engine stopped: " + message, error));
+          }
+        })
+        .build();
+  }
+
+  /**
+   * Checks that the table can feed {@code transaction_logs} through the settings' column mapping (throws {@link
+   * IllegalArgumentException} naming what is missing), then starts capturing it.
+   */
+  public static CdcRunner start(CdcSettings settings) throws Exception {
+    SourceTable source = SourceTable.of(settings.source, settings.table);
+    source.check(settings.columnMapping());
+    CdcRunner runner = new CdcRunner(settings, source);
+    runner.thread.execute(runner.engine);
+    LOG.info("capturing {} from {}:{} into topic {} (state in {})", source.qualifiedName(), source.host(),
+        source.port(), runner.topic, settings.stateDir);
+    return runner;
+  }
+
+  static Properties engineProperties(CdcSettings settings, SourceTable source) {
+    Path state = settings.stateDir.toAbsolutePath();
+    Properties p = new Properties();
+    p.setProperty("name", "evenkeel-cdc");
+    p.setProperty("connector.class", settings.connector.className);
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+    p.setProperty("offset.storage.file.filename", state.resolve("offsets.dat").toString());
+    p.setProperty("offset.flush.interval.ms", "1000");
+    p.setProperty("schema.history.internal", "io.debezium.storage.file.history.FileSchemaHistory");
+    p.setProperty("schema.history.internal.file.filename", state.resolve("schema-history.dat").toString());
+    p.setProperty("database.hostname", source.host());
+    p.setProperty("database.port", Integer.toString(source.port()));
+    p.setProperty("database.user", source.user());
+    p.setProperty("database.password", source.password());
+    p.setProperty("database.server.id", Long.toString(settings.serverId));
+    p.setProperty("database.include.list", source.database());
+    p.setProperty("table.include.list", source.qualifiedName());
+    p.setProperty("topic.prefix", settings.topicPrefix);
+    // Exact decimals as strings ("19.90"), not base64 bytes; times as Debezium's semantic types (epoch-based).
+    p.setProperty("decimal.handling.mode", "string");
+    p.setProperty("include.schema.changes", "false");
+    p.setProperty("tombstones.on.delete", "false");
+    p.setProperty("snapshot.mode", "initial");
+    return p;
+  }
+
+  /** Publishes a batch of change events, then marks them processed: their offsets may be stored once Kafka has them. */
+  private void publish(List<ChangeEvent<String, String>> events,
+      DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
+    List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
+    for (ChangeEvent<String, String> event : events) {
+      if (event.value() != null) {
+        sent.add(producer.send(new ProducerRecord<>(event.destination(), bytes(event.key()), bytes(event.value()))));
+      }
+    }
+    for (Future<RecordMetadata> one : sent) {
+      try {
+        one.get();
+      } catch (ExecutionException e) {
+        // Only a failure the producer will not retry (an authorization error, a record too large): stop here, so
+        // that no offset moves past an event Kafka does not have.
+        throw new IllegalStateException("publishing a change event failed: " + e.getCause(), e.getCause());
+      }
+    }
+    for (ChangeEvent<String, String> event : events) {
+      committer.markProcessed(event);
+    }
+    committer.markBatchFinished();
+    long total = published.addAndGet(sent.size());
+    LOG.debug("published {} change events ({} in all)", sent.size(), total);
+  }
+
+  private static byte[] bytes(String text) {
+    return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The topic the change events go to. */
+  public String topic() {
+    return topic;
+  }
+
+  /** Change events published since the start. */
+  public long published() {
+    return published.get();
+  }
+
+  /** Completes when the engine stops: normally after {@link #close}, exceptionally when it failed. */
+  public CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    engine.close();
+    thread.shutdown();
+    thread.awaitTermination(30, TimeUnit.SECONDS);
+    producer.close(Duration.ofSeconds(30));
+  }
+}
