@@ -2,10 +2,10 @@ package io.evenkeel.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.testing.QueryGenerator;
 import io.evenkeel.query.testing.ReferenceDatabase;
+import io.evenkeel.query.testing.ResultRows;
 import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestCluster;
 import io.evenkeel.query.testing.TestRows;
@@ -13,11 +13,9 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.TransactionLogChange;
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -110,21 +108,21 @@ class DifferentialIT {
     for (int i = 0; i < QUERIES; i++) {
       QueryGenerator.Generated query = generator.next();
       CONSTRUCTS.forEach(c -> seen.merge(c, query.sql().contains(c) ? 1 : 0, Integer::sum));
-      List<List<String>> expected = normalize(reference.query(query.reference()));
+      List<List<String>> expected = ResultRows.of(reference.query(query.reference()));
       SqlClient.Answer answer = client.post(query.sql(), query.params(), false);
       if (answer.status() != 200) {
         mismatches.add(query.sql() + " " + query.params() + "\n  status " + answer.status() + ": " + answer.body());
         continue;
       }
-      List<List<String>> actual = normalize(answer.body().get("rows"));
+      List<List<String>> actual = ResultRows.of(answer.body().get("rows"));
       if (!query.ordered()) {
-        expected.sort(ROWS);
-        actual.sort(ROWS);
+        expected.sort(ResultRows.ORDER);
+        actual.sort(ResultRows.ORDER);
       }
       if (!expected.equals(actual)) {
         mismatches.add(query.sql() + " " + query.params() + "\n  reference: " + query.reference()
-            + "\n  expected " + expected.size() + " rows: " + head(expected) + "\n  actual " + actual.size()
-            + " rows:   " + head(actual));
+            + "\n  expected " + expected.size() + " rows: " + ResultRows.head(expected) + "\n  actual " + actual.size()
+            + " rows:   " + ResultRows.head(actual));
       }
       nonEmpty += expected.isEmpty() ? 0 : 1;
     }
@@ -132,46 +130,5 @@ class DifferentialIT {
     assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
     assertThat(seen).as("construct counts").allSatisfy((construct, count) ->
         assertThat(count).as(construct).isGreaterThanOrEqualTo(5));
-  }
-
-  private static final Comparator<List<String>> ROWS = (a, b) -> String.join("\u0000", a)
-      .compareTo(String.join("\u0000", b));
-
-  private static List<List<String>> normalize(List<List<Object>> rows) {
-    List<List<String>> result = new ArrayList<>();
-    for (List<Object> row : rows) {
-      List<String> values = new ArrayList<>();
-      row.forEach(value -> values.add(normalize(value)));
-      result.add(values);
-    }
-    return result;
-  }
-
-  private static List<List<String>> normalize(JsonNode rows) {
-    List<List<String>> result = new ArrayList<>();
-    for (JsonNode row : rows) {
-      List<String> values = new ArrayList<>();
-      row.forEach(value -> values.add(value.isNull() ? "NULL" : value.isNumber()
-          ? normalize(value.decimalValue()) : normalize(value.asText())));
-      result.add(values);
-    }
-    return result;
-  }
-
-  private static String normalize(Object value) {
-    if (value == null) {
-      return "NULL";
-    }
-    if (value instanceof BigDecimal decimal) {
-      return decimal.signum() == 0 ? "0" : decimal.stripTrailingZeros().toPlainString();
-    }
-    if (value instanceof Long number) {
-      return number.toString();
-    }
-    return "'" + value + "'";
-  }
-
-  private static String head(List<List<String>> rows) {
-    return rows.size() <= 6 ? rows.toString() : rows.subList(0, 6) + "...";
   }
 }

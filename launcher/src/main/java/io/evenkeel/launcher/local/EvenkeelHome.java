@@ -36,15 +36,24 @@ public record EvenkeelHome(Path root) {
 
   /** The ingest job's classpath for a local Flink environment: its jar and target/lib/*. */
   public String ingestJobClasspath() {
-    Path target = root.resolve("ingest-job/target");
+    return moduleClasspath("ingest-job", "evenkeel-ingest-job");
+  }
+
+  /** The CDC runner's classpath: its jar and target/lib/*. */
+  public String cdcClasspath() {
+    return moduleClasspath("cdc", "evenkeel-cdc");
+  }
+
+  /** A module's {@code <artifact>-<version>.jar} (not a shaded or test jar) and its target/lib/*. */
+  private String moduleClasspath(String module, String artifact) {
+    Path target = root.resolve(module + "/target");
     Path lib = require(target.resolve("lib"));
     try (Stream<Path> jars = Files.list(target)) {
-      // evenkeel-ingest-job-<version>.jar, not the shaded job jar for a Flink cluster nor test jars.
-      List<Path> found = jars.filter(p -> p.getFileName().toString().matches("evenkeel-ingest-job-[^-]+(-SNAPSHOT)?\\.jar"))
+      List<Path> found = jars.filter(p -> p.getFileName().toString().matches(artifact + "-[^-]+(-SNAPSHOT)?\\.jar"))
           .toList();
       if (found.size() != 1) {
-        throw new UserError("expected one evenkeel-ingest-job-<version>.jar in " + target + ", found " + found
-            + "; " + BUILD_HINT);
+        throw new UserError("expected one " + artifact + "-<version>.jar in " + target + ", found " + found + "; "
+            + BUILD_HINT);
       }
       return found.get(0) + ":" + lib + "/*";
     } catch (IOException e) {

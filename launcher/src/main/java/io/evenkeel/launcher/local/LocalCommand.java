@@ -4,11 +4,14 @@ import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.launcher.cli.DurationConverter;
 import io.evenkeel.launcher.cli.UserError;
 import io.evenkeel.router.policy.PolicySpec;
+import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -84,6 +87,26 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--topic", defaultValue = "transaction-logs", description = "The ingest topic (default: ${DEFAULT-VALUE}).")
   String topic;
 
+  @Option(names = "--cdc", paramLabel = "JDBC_URL", description = "Also capture a MySQL or MariaDB table by CDC:"
+      + " jdbc:mariadb://host:port/database?user=...&password=... (binlog_format=ROW; README, CDC). With --cdc-table.")
+  String cdcSource;
+
+  @Option(names = "--cdc-table", description = "The table --cdc captures.")
+  String cdcTable;
+
+  @Option(names = "--cdc-columns", defaultValue = "", paramLabel = "MAPPING", description = "Which column of the"
+      + " captured table feeds each column of transaction_logs where the names differ, e.g."
+      + " tenant_id=seller_id,row_id=order_id,created_time=created_at.")
+  String cdcColumns;
+
+  @Option(names = "--cdc-datetime-zone", defaultValue = "UTC",
+      description = "The zone of the captured table's DATETIME values (default: ${DEFAULT-VALUE}).")
+  String cdcDatetimeZone;
+
+  @Option(names = "--cdc-connector", defaultValue = "mariadb",
+      description = "Debezium's connector: mariadb, or mysql for a MySQL server (default: ${DEFAULT-VALUE}).")
+  String cdcConnector;
+
   @Option(names = "--duration", converter = DurationConverter.class,
       description = "Stop by itself after this long, e.g. 90s, 5m, 1h (default: run until Ctrl-C).")
   Duration duration;
@@ -101,6 +124,9 @@ public final class LocalCommand implements Callable<Integer> {
     home.ingestJobClasspath();
     if (options.replay()) {
       home.benchmarksJar();
+    }
+    if (options.cdc() != null) {
+      home.cdcClasspath();
     }
     if (Files.exists(dataDir.resolve(StackInfo.FILE))) {
       long pid = StackInfo.read(dataDir).pid();
@@ -290,7 +316,32 @@ public final class LocalCommand implements Callable<Integer> {
       throw new UserError("--api-keys: cannot read " + apiKeys);
     }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication);
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication, cdcOptions());
+  }
+
+  private CdcOptions cdcOptions() {
+    if (cdcSource == null) {
+      if (cdcTable != null) {
+        throw new UserError("--cdc-table needs --cdc (the database's JDBC URL)");
+      }
+      return null;
+    }
+    if (!cdcSource.startsWith("jdbc:mariadb://") && !cdcSource.startsWith("jdbc:mysql://")) {
+      throw new UserError("--cdc is a jdbc:mariadb:// or jdbc:mysql:// URL; got: " + cdcSource);
+    }
+    if (cdcTable == null || cdcTable.isBlank()) {
+      throw new UserError("--cdc needs --cdc-table (the table to capture)");
+    }
+    try {
+      ColumnMapping.parse(cdcColumns);
+      ZoneId.of(cdcDatetimeZone);
+    } catch (IllegalArgumentException | DateTimeException e) {
+      throw new UserError("--cdc-columns / --cdc-datetime-zone: " + e.getMessage());
+    }
+    if (!cdcConnector.equals("mariadb") && !cdcConnector.equals("mysql")) {
+      throw new UserError("--cdc-connector is mariadb or mysql; got: " + cdcConnector);
+    }
+    return new CdcOptions(cdcSource, cdcTable, cdcColumns, cdcDatetimeZone, cdcConnector);
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

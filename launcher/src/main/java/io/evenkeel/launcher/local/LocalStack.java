@@ -114,6 +114,23 @@ final class LocalStack implements AutoCloseable {
           + layout.lastShard(i) + ")", t);
     }
 
+    if (options.cdc() != null) {
+      t = step("cdc");
+      CdcOptions cdc = options.cdc();
+      kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS);
+      Path cdcLog = log("cdc");
+      ChildProcess runner = supervise(ChildProcess.start("cdc", JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
+          .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
+          .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
+              "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
+              "--topic-prefix", CdcOptions.TOPIC_PREFIX,
+              "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
+          .toList(), cdcLog));
+      // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
+      runner.awaitReady(READY_TIMEOUT, () -> Files.exists(cdcLog) && Files.readString(cdcLog).contains("cdc: capturing"));
+      ready("cdc", cdc.table() + " into topic " + cdc.topic(), t);
+    }
+
     t = step("ingest-job");
     // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
     String placement = ShardPlacement.FROM_CLUSTER_STATE;
@@ -125,6 +142,8 @@ final class LocalStack implements AutoCloseable {
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
+        .args(options.cdc() == null ? List.of() : List.of("--cdc-topic", options.cdc().topic(),
+            "--cdc-columns", options.cdc().columns(), "--cdc-datetime-zone", options.cdc().datetimeZone()))
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.zookeeperArgs())
         .args(security == null ? List.of() : security.webUiArgs())

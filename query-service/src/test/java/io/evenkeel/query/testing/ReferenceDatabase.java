@@ -38,6 +38,14 @@ public final class ReferenceDatabase implements AutoCloseable {
     this.server = server;
   }
 
+  /**
+   * A database someone else made (a view over a captured table, say), queried through {@code connection}; closing
+   * drops it and closes the connection.
+   */
+  public static ReferenceDatabase of(Connection connection, String database) {
+    return new ReferenceDatabase(connection, database, null);
+  }
+
   /** {@code dir} holds a private server's files if one is needed. */
   public static ReferenceDatabase create(Path dir) throws Exception {
     String configured = System.getProperty("evenkeel.mariadb.url");

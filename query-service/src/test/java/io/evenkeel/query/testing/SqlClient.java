@@ -21,7 +21,7 @@ public final class SqlClient {
   private final int port;
   private final String key;
 
-  SqlClient(int port) {
+  public SqlClient(int port) {
     this(port, null);
   }
 

@@ -1,5 +1,6 @@
 package io.evenkeel.schemas.table;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -11,7 +12,9 @@ import java.util.Map;
  * mapped is fed by the source column of its own name, if the table has one. Written {@code
  * tenant_id=seller_id,row_id=order_id,created_time=created_at}.
  */
-public final class ColumnMapping {
+public final class ColumnMapping implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   /** The columns routing needs: a source table must feed them. */
   public static final List<String> REQUIRED = List.of("tenant_id", "row_id", "created_time");
 

@@ -1,0 +1,238 @@
+package io.evenkeel.launcher.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.embedded.MariaDbServer;
+import io.evenkeel.query.testing.QueryGenerator;
+import io.evenkeel.query.testing.ReferenceDatabase;
+import io.evenkeel.query.testing.ResultRows;
+import io.evenkeel.query.testing.SqlClient;
+import io.evenkeel.query.testing.TestRows;
+import io.evenkeel.schemas.TransactionLogChange;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CDC end to end, as a user runs it: a MariaDB table (a private server with a row binlog) of other column names, with
+ * DATETIME and TIMESTAMP times, is captured by {@code bin/evenkeel local --cdc}: 20,000 rows of 200 tenants
+ * snapshotted, then 5,000 updates (some rows several times), an {@code ALTER TABLE ... ADD COLUMN} and 1,000 deletes
+ * streamed. Once the pipeline has caught up, generated queries over every supported construct give the same rows on
+ * the query service as on MariaDB (through a view that names the columns as {@code transaction_logs} does).
+ */
+class LocalStackCdcIT {
+  private static final int ROWS = 20_000;
+  private static final int TENANTS = 200;
+  private static final int QUERIES = 60;
+  private static final DateTimeFormatter SQL_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+      .withZone(ZoneOffset.UTC);
+
+  @TempDir Path dir;
+  private MariaDbServer mariadb;
+  private StackProcess stack;
+  private Connection source;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (stack != null) {
+      stack.close();
+    }
+    if (source != null) {
+      source.close();
+    }
+    if (mariadb != null) {
+      mariadb.close();
+    }
+  }
+
+  @Test
+  void aCapturedTableAnswersAsMariaDbDoesAfterSnapshotUpdatesAnAlterAndDeletes() throws Exception {
+    Assumptions.assumeTrue(MariaDbServer.installed(), "needs mariadbd (apt-get install mariadb-server)");
+    mariadb = MariaDbServer.start(dir.resolve("mariadb"), true);
+    source = DriverManager.getConnection(mariadb.url("", MariaDbServer.ADMIN));
+    execute(source, "SET time_zone = '+00:00'",
+        "CREATE DATABASE shop CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin",
+        "CREATE TABLE shop.orders (seller_id BIGINT NOT NULL, order_id BIGINT NOT NULL,"
+            + " created_at DATETIME(3) NOT NULL, updated_at TIMESTAMP(3) NOT NULL, status INT, buyer_id BIGINT,"
+            + " seller_nick VARCHAR(64), buyer_nick VARCHAR(64), title VARCHAR(255), price DECIMAL(18, 2),"
+            + " quantity INT, group_id BIGINT, attributes VARCHAR(1024), PRIMARY KEY (seller_id, order_id))");
+    Random random = new Random(23);
+    Map<List<Long>, TransactionLogChange> live = new LinkedHashMap<>();
+    List<TransactionLogChange> rows = new ArrayList<>();
+    for (int i = 0; i < ROWS; i++) {
+      // Tenants 3, 7 and 11 are large; the others share the rest.
+      long tenant = random.nextInt(3) == 0 ? List.of(3L, 7L, 11L).get(random.nextInt(3)) : 1 + random.nextInt(TENANTS);
+      TransactionLogChange row = TestRows.random(random, tenant, i, 30);
+      rows.add(row);
+      live.put(List.of(tenant, (long) i), row);
+    }
+    insert(rows);
+
+    int base = StackProcess.freeBasePort(1);
+    long started = System.nanoTime();
+    stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
+        dir.resolve("data").toString(), "--replicas", "0", "--shards", "4", "--status-interval", "5s",
+        "--cdc", mariadb.url("shop", MariaDbServer.CDC), "--cdc-table", "orders", "--cdc-columns",
+        "tenant_id=seller_id,row_id=order_id,created_time=created_at,modified_time=updated_at");
+    stack.awaitOutput("Evenkeel is ready", 240);
+    System.out.printf("stack with CDC ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
+
+    // Streamed: updates (a few hot rows many times), a new column half way, deletes.
+    List<List<Long>> keys = new ArrayList<>(live.keySet());
+    List<List<Long>> hot = keys.subList(0, 50);
+    try (PreparedStatement update = source.prepareStatement("UPDATE shop.orders SET status = ?, price = ?,"
+        + " quantity = ?, updated_at = ? WHERE seller_id = ? AND order_id = ?")) {
+      source.setAutoCommit(false);
+      for (int i = 0; i < 5_000; i++) {
+        if (i == 2_500) {
+          source.commit();
+          execute(source, "ALTER TABLE shop.orders ADD COLUMN note VARCHAR(20) NULL");
+        }
+        List<Long> key = random.nextInt(5) == 0 ? hot.get(random.nextInt(hot.size()))
+            : keys.get(random.nextInt(keys.size()));
+        TransactionLogChange row = live.get(key);
+        TransactionLogChange next = TransactionLogChange.newBuilder(row)
+            .setStatus(random.nextInt(6) == 0 ? null : random.nextInt(5))
+            .setPrice(random.nextInt(6) == 0 ? null : BigDecimal.valueOf(random.nextInt(100_000), 2))
+            .setQuantity(random.nextInt(6) == 0 ? null : 1 + random.nextInt(10))
+            .setModifiedTime(row.getModifiedTime() + 1 + random.nextInt(60_000)).build();
+        update.setObject(1, next.getStatus(), Types.INTEGER);
+        update.setBigDecimal(2, next.getPrice());
+        update.setObject(3, next.getQuantity(), Types.INTEGER);
+        update.setString(4, SQL_TIME.format(Instant.ofEpochMilli(next.getModifiedTime())));
+        update.setLong(5, key.get(0));
+        update.setLong(6, key.get(1));
+        update.executeUpdate();
+        live.put(key, next);
+        if (i % 100 == 99) {
+          source.commit();
+        }
+      }
+      source.commit();
+    }
+    try (PreparedStatement delete = source.prepareStatement(
+        "DELETE FROM shop.orders WHERE seller_id = ? AND order_id = ?")) {
+      for (int i = 0; i < 1_000; i++) {
+        List<Long> key = keys.get(random.nextInt(keys.size()));
+        delete.setLong(1, key.get(0));
+        delete.setLong(2, key.get(1));
+        delete.executeUpdate();
+        live.remove(key);
+      }
+      source.commit();
+      source.setAutoCommit(true);
+    }
+
+    // The view that answers as transaction_logs would, on MariaDB.
+    execute(source, "CREATE DATABASE cmp CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin",
+        "CREATE VIEW cmp.transaction_logs AS SELECT seller_id AS tenant_id, order_id AS row_id,"
+            + " CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) AS created_time,"
+            + " CAST(UNIX_TIMESTAMP(updated_at) * 1000 AS SIGNED) AS modified_time, status, buyer_id, seller_nick,"
+            + " buyer_nick, title, price, quantity, group_id, attributes, " + attributeColumns()
+            + " FROM shop.orders");
+    Connection compare = DriverManager.getConnection(mariadb.url("cmp", MariaDbServer.ADMIN));
+    execute(compare, "SET time_zone = '+00:00'");
+    try (ReferenceDatabase reference = ReferenceDatabase.of(compare, "cmp")) {
+      SqlClient service = new SqlClient(base + 4);
+      String totals = "SELECT COUNT(*), SUM(price), SUM(status), MAX(modified_time), SUM(quantity) FROM transaction_logs";
+      List<List<String>> expected = ResultRows.of(reference.query(totals));
+      assertThat(expected.get(0).get(0)).isEqualTo(Integer.toString(live.size()));
+      long caughtUpFrom = System.nanoTime();
+      List<List<String>> actual = List.of();
+      while (System.nanoTime() - caughtUpFrom < 180e9) {
+        SqlClient.Answer answer = service.sql(totals);
+        actual = answer.status() == 200 ? ResultRows.of(answer.body().get("rows")) : List.of();
+        if (actual.equals(expected)) {
+          break;
+        }
+        Thread.sleep(500);
+      }
+      assertThat(actual).as("totals once the pipeline has caught up").isEqualTo(expected);
+      System.out.printf("caught up %.1f s after the last delete%n", (System.nanoTime() - caughtUpFrom) / 1e9);
+
+      QueryGenerator generator = new QueryGenerator(new Random(24),
+          LongStream.rangeClosed(1, TENANTS).boxed().toList());
+      List<String> mismatches = new ArrayList<>();
+      int nonEmpty = 0;
+      for (int i = 0; i < QUERIES; i++) {
+        QueryGenerator.Generated query = generator.next();
+        List<List<String>> want = ResultRows.of(reference.query(query.reference()));
+        SqlClient.Answer answer = service.post(query.sql(), query.params(), false);
+        if (answer.status() != 200) {
+          mismatches.add(query.sql() + " " + query.params() + "\n  status " + answer.status() + ": " + answer.body());
+          continue;
+        }
+        List<List<String>> got = ResultRows.of(answer.body().get("rows"));
+        if (!query.ordered()) {
+          want.sort(ResultRows.ORDER);
+          got.sort(ResultRows.ORDER);
+        }
+        if (!want.equals(got)) {
+          mismatches.add(query.sql() + " " + query.params() + "\n  expected " + want.size() + " rows: "
+              + ResultRows.head(want) + "\n  actual " + got.size() + " rows:   " + ResultRows.head(got));
+        }
+        nonEmpty += want.isEmpty() ? 0 : 1;
+      }
+      assertThat(mismatches).as("%d of %d queries differ", mismatches.size(), QUERIES).isEmpty();
+      assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
+    }
+  }
+
+  /** One column per attribute key, as the reference database has them ({@code attr__color}). */
+  private static String attributeColumns() {
+    List<String> columns = new ArrayList<>();
+    for (String key : ReferenceDatabase.ATTRIBUTE_KEYS) {
+      columns.add("NULLIF(REGEXP_REPLACE(REGEXP_SUBSTR(attributes, '(^|;)" + key + ":[^;]*'), '^;?" + key + ":', ''),"
+          + " '') AS attr__" + key);
+    }
+    return String.join(", ", columns);
+  }
+
+  private void insert(List<TransactionLogChange> rows) throws Exception {
+    try (PreparedStatement insert = source.prepareStatement("INSERT INTO shop.orders VALUES"
+        + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      for (TransactionLogChange row : rows) {
+        insert.setLong(1, row.getTenantId());
+        insert.setLong(2, row.getRowId());
+        insert.setString(3, SQL_TIME.format(Instant.ofEpochMilli(row.getCreatedTime())));
+        insert.setString(4, SQL_TIME.format(Instant.ofEpochMilli(row.getModifiedTime())));
+        insert.setObject(5, row.getStatus(), Types.INTEGER);
+        insert.setObject(6, row.getBuyerId(), Types.BIGINT);
+        insert.setString(7, row.getSellerNick());
+        insert.setString(8, row.getBuyerNick());
+        insert.setString(9, row.getTitle());
+        insert.setBigDecimal(10, row.getPrice());
+        insert.setObject(11, row.getQuantity(), Types.INTEGER);
+        insert.setObject(12, row.getGroupId(), Types.BIGINT);
+        insert.setString(13, row.getAttributes());
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+  }
+
+  private static void execute(Connection connection, String... statements) throws Exception {
+    try (Statement statement = connection.createStatement()) {
+      for (String sql : statements) {
+        statement.execute(sql);
+      }
+    }
+  }
+}
