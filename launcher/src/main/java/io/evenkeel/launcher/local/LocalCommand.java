@@ -29,8 +29,6 @@ import picocli.CommandLine.Option;
         + "seconds; Ctrl-C stops everything in reverse order.",
         "Data and logs live in --data-dir; a restart on it keeps the data."})
 public final class LocalCommand implements Callable<Integer> {
-  /** A shard server's ZooKeeper session timeout and a margin: its shards have failed over by then. */
-  private static final Duration RESTART_DELAY = Duration.ofSeconds(12);
 
   @Option(names = "--data-dir", defaultValue = "evenkeel-data", description = "Where all data and logs live (default: ${DEFAULT-VALUE}).")
   Path dataDir;
@@ -195,11 +193,11 @@ public final class LocalCommand implements Callable<Integer> {
         String event = attention.poll(Math.max(0, Math.min(deadline, nextLine) - now), TimeUnit.NANOSECONDS);
         if (event != null && event.startsWith("died:") && stack.restartable(event.substring("died:".length()))) {
           String name = event.substring("died:".length());
-          out.printf("%s died; the replicas of its primaries take over once its ZooKeeper session ends (10 s); it"
-              + " restarts then and rejoins as a replica.%n", name);
+          out.printf("%s died; %s.%n", name, stack.restartNote(name));
+          Duration delay = stack.restartDelay(name);
           Thread restart = new Thread(() -> {
             try {
-              Thread.sleep(RESTART_DELAY.toMillis());
+              Thread.sleep(delay.toMillis());
               stack.restart(name);
               out.printf("%s restarted%n", name);
             } catch (Exception e) {

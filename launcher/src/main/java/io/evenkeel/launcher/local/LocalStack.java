@@ -42,6 +42,8 @@ final class LocalStack implements AutoCloseable {
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Callable<ShardServerProcess>> shardServerLaunchers = new HashMap<>();
+  /** The processes that keep no data of their own (the CDC runner, the ingest job): started again as they were. */
+  private final Map<String, Callable<ChildProcess>> relaunchers = new HashMap<>();
   /** The launcher's client of the shard servers (status line); made in {@link #start}, over TLS with --secure. */
   private ClusterClient cluster;
   private LocalSecurity security;
@@ -119,22 +121,27 @@ final class LocalStack implements AutoCloseable {
       CdcOptions cdc = options.cdc();
       kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS);
       Path cdcLog = log("cdc");
-      ChildProcess runner = supervise(ChildProcess.start("cdc", JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
-          .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
-          .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
-              "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
-              "--topic-prefix", CdcOptions.TOPIC_PREFIX,
-              "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
-          .toList(), cdcLog));
-      // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
-      runner.awaitReady(READY_TIMEOUT, () -> Files.exists(cdcLog) && Files.readString(cdcLog).contains("cdc: capturing"));
+      Callable<ChildProcess> launchCdc = () -> {
+        ChildProcess runner = supervise(ChildProcess.start("cdc", JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
+            .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
+            .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
+                "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
+                "--topic-prefix", CdcOptions.TOPIC_PREFIX,
+                "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
+            .toList(), cdcLog));
+        // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
+        runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));
+        return runner;
+      };
+      relaunchers.put("cdc", launchCdc);
+      launchCdc.call();
       ready("cdc", cdc.table() + " into topic " + cdc.topic(), t);
     }
 
     t = step("ingest-job");
     // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
     String placement = ShardPlacement.FROM_CLUSTER_STATE;
-    ChildProcess ingest = supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
+    Callable<ChildProcess> launchIngest = () -> supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
@@ -150,7 +157,13 @@ final class LocalStack implements AutoCloseable {
         .toList(), log("ingest-job")));
     String flinkUi = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.flinkUi();
     HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();
-    ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
+    // Started again, it resumes at the offsets it had written (--start-offsets committed, its default).
+    relaunchers.put("ingest-job", () -> {
+      ChildProcess ingest = launchIngest.call();
+      ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
+      return ingest;
+    });
+    relaunchers.get("ingest-job").call();
     ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
 
     t = step("query-service");
@@ -261,18 +274,41 @@ final class LocalStack implements AutoCloseable {
     return cluster;
   }
 
-  /** Whether the stack carries on when {@code name} dies: a shard server whose shards have replicas elsewhere. */
+  /**
+   * Whether the stack carries on when {@code name} dies: a shard server whose shards have replicas elsewhere, the CDC
+   * runner (it resumes from its stored binlog offsets) and the ingest job (from the offsets it had written).
+   */
   boolean restartable(String name) {
-    return options.replicas() > 0 && shardServerLaunchers.containsKey(name);
+    return relaunchers.containsKey(name) || options.replicas() > 0 && shardServerLaunchers.containsKey(name);
   }
 
   /**
-   * Starts the dead shard server {@code name} again on its port and data directory, as a supervisor would: it rejoins
-   * the cluster and holds what the cluster state assigns it now (replicas of the shards that failed over).
+   * How long to wait before restarting {@code name}: a shard server waits for its ZooKeeper session to end, so that
+   * its replicas take over and it comes back as their replica; the others hold no data of their own.
+   */
+  Duration restartDelay(String name) {
+    return relaunchers.containsKey(name) ? Duration.ofSeconds(1) : Duration.ofSeconds(12);
+  }
+
+  /** What happens next, for the user, when {@code name} died and {@link #restartable} says the stack carries on. */
+  String restartNote(String name) {
+    return relaunchers.containsKey(name) ? "it restarts and resumes where it had got to"
+        : "the replicas of its primaries take over once its ZooKeeper session ends (10 s); it restarts then and"
+            + " rejoins as a replica";
+  }
+
+  /**
+   * Starts the dead component {@code name} again: a shard server on its port and data directory, as a supervisor
+   * would (it rejoins the cluster and holds what the cluster state assigns it now: replicas of the shards that failed
+   * over); the CDC runner or the ingest job as it was started.
    */
   void restart(String name) throws Exception {
     synchronized (started) {
       started.removeIf(process -> process.name().equals(name) && !process.isAlive());
+    }
+    if (relaunchers.containsKey(name)) {
+      relaunchers.get(name).call();
+      return;
     }
     ShardServerProcess server = shardServerLaunchers.get(name).call();
     supervise(server.process());

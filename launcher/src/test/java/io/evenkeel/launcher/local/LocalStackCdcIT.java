@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * CDC end to end, as a user runs it: a MariaDB table (a private server with a row binlog) of other column names, with
  * DATETIME and TIMESTAMP times, is captured by {@code bin/evenkeel local --cdc}: 20,000 rows of 200 tenants
  * snapshotted, then 5,000 updates (some rows several times), an {@code ALTER TABLE ... ADD COLUMN} and 1,000 deletes
- * streamed. Once the pipeline has caught up, generated queries over every supported construct give the same rows on
+ * streamed, while the CDC runner and then the ingest job are killed ({@code kill -9}) and restarted by the stack.
+ * Once the pipeline has caught up (nothing lost: the counts and sums agree; nothing twice: rows are upserts by key), generated queries over every supported construct give the same rows on
  * the query service as on MariaDB (through a view that names the columns as {@code transaction_logs} does).
  */
 class LocalStackCdcIT {
@@ -101,9 +102,15 @@ class LocalStackCdcIT {
         + " quantity = ?, updated_at = ? WHERE seller_id = ? AND order_id = ?")) {
       source.setAutoCommit(false);
       for (int i = 0; i < 5_000; i++) {
+        if (i == 1_500) {
+          kill("io.evenkeel.cdc.CdcMain");
+        }
         if (i == 2_500) {
           source.commit();
           execute(source, "ALTER TABLE shop.orders ADD COLUMN note VARCHAR(20) NULL");
+        }
+        if (i == 3_500) {
+          kill("io.evenkeel.ingest.IngestJobMain");
         }
         List<Long> key = random.nextInt(5) == 0 ? hot.get(random.nextInt(hot.size()))
             : keys.get(random.nextInt(keys.size()));
@@ -139,6 +146,9 @@ class LocalStackCdcIT {
       source.commit();
       source.setAutoCommit(true);
     }
+
+    stack.awaitOutput("cdc restarted", 120);
+    stack.awaitOutput("ingest-job restarted", 120);
 
     // The view that answers as transaction_logs would, on MariaDB.
     execute(source, "CREATE DATABASE cmp CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin",
@@ -193,6 +203,14 @@ class LocalStackCdcIT {
       assertThat(mismatches).as("%d of %d queries differ", mismatches.size(), QUERIES).isEmpty();
       assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
     }
+  }
+
+  /** Kills ({@code kill -9}) the stack's process whose command line names {@code mainClass}. */
+  private void kill(String mainClass) {
+    ProcessHandle victim = stack.process.descendants()
+        .filter(p -> p.info().commandLine().map(line -> line.contains(mainClass)).orElse(false))
+        .findFirst().orElseThrow(() -> new AssertionError("no process of " + mainClass));
+    victim.destroyForcibly();
   }
 
   /** One column per attribute key, as the reference database has them ({@code attr__color}). */
