@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Captures one MySQL or MariaDB table with the Debezium engine (its MariaDB connector, or the MySQL connector for a
  * MySQL server): a snapshot of the table, then its binlog, each row change published to Kafka as Debezium's JSON
- * change-event envelope ({@code before}, {@code after}, {@code source}, {@code op}, with the schema), keyed by the
- * row's primary key, on the topic {@code <prefix>.<database>.<table>}: what a Debezium connector in Kafka Connect with
- * the JSON converter writes.
+ * change-event envelope ({@code before}, {@code after}, {@code source}, {@code op}), keyed by the row's primary key, on
+ * the topic {@code <prefix>.<database>.<table>}: what a Debezium connector in Kafka Connect with the JSON converter
+ * writes ({@code schemas.enable=false}).
  *
  * <p>A batch's offsets are marked processed only once Kafka has every event of it (the producer retries for as long
  * as Kafka is away), and the offsets and the schema history are files in the state directory: a restarted runner
@@ -63,6 +63,9 @@ public final class CdcRunner implements AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final AtomicLong published = new AtomicLong();
   private final String topic;
+  /** When the last progress line was logged, and the count then. */
+  private long loggedAt = System.nanoTime();
+  private long loggedCount;
 
   private CdcRunner(CdcSettings settings, SourceTable source) throws IOException {
     Files.createDirectories(settings.stateDir);
@@ -72,6 +75,9 @@ public final class CdcRunner implements AutoCloseable {
     // Kafka away: wait for it, in order, rather than fail the batch.
     producerProperties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
     producerProperties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    producerProperties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    // Events carry their schema: JSON that compresses several times over.
+    producerProperties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
     this.topic = settings.topicPrefix + "." + source.qualifiedName();
     this.engine = DebeziumEngine.create(Json.class)
@@ -119,11 +125,19 @@ public final class CdcRunner implements AutoCloseable {
     p.setProperty("database.include.list", source.database());
     p.setProperty("table.include.list", source.qualifiedName());
     p.setProperty("topic.prefix", settings.topicPrefix);
-    // Exact decimals as strings ("19.90"), not base64 bytes; times as Debezium's semantic types (epoch-based).
+    // Values that need no schema to be read: exact decimals as strings ("19.90", not base64 bytes), DATETIME as
+    // epoch milliseconds (Kafka Connect's Timestamp), TIMESTAMP as an ISO-8601 instant. So the events go without
+    // their schema (the JSON converter's schemas.enable=false): a quarter of the bytes, and of the converter's time.
     p.setProperty("decimal.handling.mode", "string");
+    p.setProperty("time.precision.mode", "connect");
+    p.setProperty("converter.schemas.enable", "false");
     p.setProperty("include.schema.changes", "false");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("snapshot.mode", "initial");
+    // Bigger batches, handed over sooner: one batch is published (and waited for) at a time.
+    p.setProperty("max.batch.size", "8192");
+    p.setProperty("max.queue.size", "32768");
+    p.setProperty("poll.interval.ms", "50");
     return p;
   }
 
@@ -150,7 +164,13 @@ public final class CdcRunner implements AutoCloseable {
     }
     committer.markBatchFinished();
     long total = published.addAndGet(sent.size());
-    LOG.debug("published {} change events ({} in all)", sent.size(), total);
+    long now = System.nanoTime();
+    if (now - loggedAt >= 10_000_000_000L) {
+      LOG.info("published {} change events ({} in the last {} s, {}/s)", total, total - loggedCount,
+          (now - loggedAt) / 1_000_000_000L, (total - loggedCount) * 1_000_000_000L / (now - loggedAt));
+      loggedAt = now;
+      loggedCount = total;
+    }
   }
 
   private static byte[] bytes(String text) {

@@ -23,9 +23,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Debezium's change-event envelope from a MySQL or MariaDB table, as JSON with its schema (Kafka Connect's JSON
- * converter with {@code schemas.enable=true}, the default; what {@code bin/evenkeel cdc} publishes), mapped to a
- * change of {@code transaction_logs} through a {@link ColumnMapping}:
+ * Debezium's change-event envelope from a MySQL or MariaDB table, as Kafka Connect's JSON converter writes it: the
+ * payload alone ({@code schemas.enable=false}, what {@code bin/evenkeel cdc} publishes) or with its schema (the
+ * default of Kafka Connect), mapped to a change of {@code transaction_logs} through a {@link ColumnMapping}:
  * <ul>
  *   <li>{@code op} {@code r} (snapshot) and {@code c} are INSERTs, {@code u} an UPDATE with the full after-image,
  *       {@code d} a DELETE of the before-image's row;
@@ -35,7 +35,10 @@ import java.util.Map;
  *   <li>{@code modified_time}, when no column feeds it, is the event's time at the source ({@code source.ts_ms});
  *   <li>times from DATETIME columns (Debezium's {@code Timestamp}, {@code MicroTimestamp}, {@code NanoTimestamp},
  *       {@code Date}: a wall-clock time without a zone) are read in {@code datetimeZone}; TIMESTAMP columns
- *       ({@code ZonedTimestamp}) are instants already; integer columns are taken as epoch milliseconds;
+ *       ({@code ZonedTimestamp}) are instants already; integer columns are taken as epoch milliseconds. Without the
+ *       schema, an ISO-8601 string is an instant and a number a DATETIME's epoch milliseconds ({@code
+ *       time.precision.mode=connect}), read in {@code datetimeZone} (so, with a zone other than UTC, an integer time
+ *       column needs the schema);
  *   <li>DECIMAL values are strings (Debezium's {@code decimal.handling.mode=string}) or numbers, kept exact: one with
  *       more than two fractional digits that are not zero is refused rather than rounded.
  * </ul>
@@ -71,11 +74,11 @@ public final class DebeziumEnvelopeFormat implements RecordFormat {
     } catch (IOException e) {
       throw new MalformedRecordException("not a JSON change event: " + e.getMessage(), e);
     }
-    if (envelope == null || !envelope.has("schema") || !envelope.has("payload")) {
-      throw new IllegalArgumentException("not a Debezium change event with its schema (the JSON converter's "
-          + "schemas.enable must be true): no 'schema' and 'payload'");
+    if (envelope == null || !envelope.isObject() || !envelope.has("payload") && !envelope.has("op")) {
+      throw new IllegalArgumentException("not a Debezium change event: no 'op' (or 'payload' with the schema)");
     }
-    JsonNode payload = envelope.get("payload");
+    boolean withSchema = envelope.has("payload");
+    JsonNode payload = withSchema ? envelope.get("payload") : envelope;
     String op = payload.path("op").asText("");
     JsonNode image = switch (op) {
       case "r", "c", "u" -> payload.get("after");
@@ -87,7 +90,8 @@ public final class DebeziumEnvelopeFormat implements RecordFormat {
       throw new IllegalArgumentException("change event op '" + op + "' has no " + (op.equals("d") ? "before" : "after")
           + " image");
     }
-    Map<String, String> semanticTypes = semanticTypes(envelope.get("schema"), op.equals("d") ? "before" : "after");
+    Map<String, String> semanticTypes = withSchema
+        ? semanticTypes(envelope.get("schema"), op.equals("d") ? "before" : "after") : Map.of();
     Map<String, String> fieldNames = new HashMap<>();
     for (Iterator<String> names = image.fieldNames(); names.hasNext(); ) {
       String name = names.next();
@@ -164,8 +168,12 @@ public final class DebeziumEnvelopeFormat implements RecordFormat {
       case "io.debezium.time.NanoTimestamp" -> wallClock(Math.floorDiv(node.asLong(), 1_000_000L));
       case "io.debezium.time.Date" -> wallClock(node.asLong() * 86_400_000L);
       case "io.debezium.time.ZonedTimestamp" -> Instant.parse(node.asText()).toEpochMilli();
-      case "org.apache.kafka.connect.data.Timestamp" -> node.asLong();
-      default -> integral(node, Long.MIN_VALUE, Long.MAX_VALUE);
+      case "org.apache.kafka.connect.data.Timestamp" -> wallClock(node.asLong()); // DATETIME, precision "connect"
+      case "int64", "int32" -> integral(node, Long.MIN_VALUE, Long.MAX_VALUE);
+      // Without a schema: an ISO-8601 instant (a TIMESTAMP column), else a DATETIME's epoch milliseconds
+      // (time.precision.mode=connect), read in the zone like any DATETIME.
+      default -> node.isTextual() && node.asText().contains("T") ? Instant.parse(node.asText()).toEpochMilli()
+          : wallClock(integral(node, Long.MIN_VALUE, Long.MAX_VALUE));
     };
   }
 

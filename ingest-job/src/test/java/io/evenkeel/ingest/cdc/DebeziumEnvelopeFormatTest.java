@@ -85,6 +85,23 @@ class DebeziumEnvelopeFormatTest {
   }
 
   @Test
+  void aPayloadWithoutItsSchemaReadsTheSame() throws Exception {
+    String payload = "{\"before\":null,\"after\":" + row("\"19.90\"") + ",\"source\":{\"db\":\"shop\","
+        + "\"table\":\"orders\",\"file\":\"binlog.000002\",\"pos\":4567,\"row\":0,\"ts_ms\":1793527300000},"
+        + "\"op\":\"c\",\"ts_ms\":1793527300100}";
+    TransactionLogChange change = format.decode(payload.getBytes(StandardCharsets.UTF_8));
+    assertThat(change).isEqualTo(format.decode(event("c", "null", row("\"19.90\""), "binlog.000002", 4_567, 0)));
+    String delete = "{\"before\":" + row("\"19.90\"") + ",\"after\":null,\"source\":{\"db\":\"shop\","
+        + "\"table\":\"orders\",\"file\":\"binlog.000002\",\"pos\":5000,\"row\":0,\"ts_ms\":1793527300000},"
+        + "\"op\":\"d\",\"ts_ms\":1793527300100}";
+    assertThat(format.decode(delete.getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(format.decode(event("d", row("\"19.90\""), "null", "binlog.000002", 5_000, 0)));
+    DebeziumEnvelopeFormat berlin = new DebeziumEnvelopeFormat(MAPPING, ZoneId.of("Europe/Berlin"));
+    assertThat(berlin.decode(payload.getBytes(StandardCharsets.UTF_8)).getCreatedTime())
+        .as("a DATETIME's milliseconds, read in the zone").isEqualTo(1_793_527_200_123L - 3_600_000L);
+  }
+
+  @Test
   void whatDoesNotFitIsRefusedWithTheReason() {
     assertThatThrownBy(() -> format.decode(event("c", "null", row("\"1.234\""), "binlog.000001", 1, 0)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("column price")
@@ -95,7 +112,7 @@ class DebeziumEnvelopeFormatTest {
         .hasMessageContaining("has no value for tenant_id (from column tenant_id; map another with tenant_id=");
     assertThatThrownBy(() -> format.decode(event("t", "null", "null", "binlog.000001", 1, 0)))
         .hasMessageContaining("op 't' is not one Evenkeel applies");
-    assertThatThrownBy(() -> format.decode("{\"payload\":{}}".getBytes(StandardCharsets.UTF_8)))
-        .hasMessageContaining("schemas.enable must be true");
+    assertThatThrownBy(() -> format.decode("{\"before\":{}}".getBytes(StandardCharsets.UTF_8)))
+        .hasMessageContaining("not a Debezium change event");
   }
 }

@@ -10,6 +10,7 @@ import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestRows;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -174,7 +175,8 @@ class LocalStackCdcIT {
         }
         Thread.sleep(500);
       }
-      assertThat(actual).as("totals once the pipeline has caught up").isEqualTo(expected);
+      assertThat(actual).as("totals once the pipeline has caught up; the launcher said:%n%s%n%s%n%s",
+          String.join("\n", stack.output), tail("cdc"), tail("ingest-job")).isEqualTo(expected);
       System.out.printf("caught up %.1f s after the last delete%n", (System.nanoTime() - caughtUpFrom) / 1e9);
 
       QueryGenerator generator = new QueryGenerator(new Random(24),
@@ -203,6 +205,12 @@ class LocalStackCdcIT {
       assertThat(mismatches).as("%d of %d queries differ", mismatches.size(), QUERIES).isEmpty();
       assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
     }
+  }
+
+  /** The end of a component's log, for a failure's message. */
+  private String tail(String component) throws Exception {
+    List<String> lines = Files.readAllLines(dir.resolve("data/logs/" + component + ".log"));
+    return component + ".log:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 
   /** Kills ({@code kill -9}) the stack's process whose command line names {@code mainClass}. */
