@@ -36,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * DATETIME and TIMESTAMP times, is captured by {@code bin/evenkeel local --cdc}: 20,000 rows of 200 tenants
  * snapshotted, then 5,000 updates (some rows several times), an {@code ALTER TABLE ... ADD COLUMN} and 1,000 deletes
  * streamed, while the CDC runner and then the ingest job are killed ({@code kill -9}) and restarted by the stack.
- * Once the pipeline has caught up (nothing lost: the counts and sums agree; nothing twice: rows are upserts by key), generated queries over every supported construct give the same rows on
- * the query service as on MariaDB (through a view that names the columns as {@code transaction_logs} does).
+ * Once the pipeline has caught up (nothing lost: the counts and sums agree; nothing twice: rows are upserts by key),
+ * generated queries over every supported construct give the same rows on the query service as on MariaDB (through
+ * a view that names the columns as {@code transaction_logs} does).
  */
 class LocalStackCdcIT {
   private static final int ROWS = 20_000;
@@ -162,7 +163,8 @@ class LocalStackCdcIT {
     execute(compare, "SET time_zone = '+00:00'");
     try (ReferenceDatabase reference = ReferenceDatabase.of(compare, "cmp")) {
       SqlClient service = new SqlClient(base + 4);
-      String totals = "SELECT COUNT(*), SUM(price), SUM(status), MAX(modified_time), SUM(quantity) FROM transaction_logs";
+      String totals = "SELECT COUNT(*), SUM(price), SUM(status), MAX(modified_time), SUM(quantity)"
+          + " FROM transaction_logs";
       List<List<String>> expected = ResultRows.of(reference.query(totals));
       assertThat(expected.get(0).get(0)).isEqualTo(Integer.toString(live.size()));
       long caughtUpFrom = System.nanoTime();

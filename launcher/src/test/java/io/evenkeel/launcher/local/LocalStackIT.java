@@ -20,12 +20,9 @@ import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,9 +36,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -58,15 +53,13 @@ import org.junit.jupiter.api.io.TempDir;
  * the query service is part of the stack, what arrived is read from the shard servers themselves (gRPC Search).
  */
 class LocalStackIT {
-  private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
   private static final int SERVERS = 3;
   private static final int SHARDS = 12;
   private static final SingleObjectCodec<TransactionLogChange> CHANGES =
       SingleObjectCodec.of(TransactionLogChange.class);
 
   @TempDir Path dir;
-  private Process stack;
-  private final List<String> output = new CopyOnWriteArrayList<>();
+  private StackProcess stack;
   private ClusterClient cluster = new ClusterClient();
   private final List<ShardAddress> servers = new ArrayList<>();
   private Path adminKey;
@@ -74,9 +67,8 @@ class LocalStackIT {
   @AfterEach
   void cleanUp() throws InterruptedException {
     cluster.close();
-    if (stack != null && stack.isAlive()) {
-      stack.descendants().forEach(ProcessHandle::destroyForcibly);
-      stack.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    if (stack != null) {
+      stack.close();
     }
   }
 
@@ -87,24 +79,25 @@ class LocalStackIT {
    */
   @Test
   void loadedRowsArriveExactlyAndSigintLeavesNoProcessBehind() throws Exception {
-    int base = freeBasePort();
+    int base = StackProcess.freeBasePort(SERVERS);
     Path data = dir.resolve("data");
     long started = System.nanoTime();
     // Several shard servers, as on more machines (the default is one): the rows of each shard on its own server.
     // --secure: the whole pipeline over mutual TLS, the query service with keys.
-    startStack("local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+    stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
+        data.toString(),
         "--status-interval", "3s", "--shard-servers", Integer.toString(SERVERS), "--shards", Integer.toString(SHARDS),
         "--secure");
-    awaitOutput("Evenkeel is ready", 180);
+    stack.awaitOutput("Evenkeel is ready", 180);
     System.out.printf("local stack ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
-    List<ProcessHandle> children = stack.descendants().toList();
+    List<ProcessHandle> children = stack.process.descendants().toList();
     assertThat(children).as("zookeeper, kafka, 3 shard servers, ingest job").hasSizeGreaterThanOrEqualTo(6);
     assertListensOnLoopbackOnly(children, base);
     for (int i = 0; i < SERVERS; i++) {
       servers.add(new ShardAddress("127.0.0.1", base + 10 + i));
     }
     adminKey = data.resolve("admin.key");
-    assertThat(String.join("\n", output)).as("--secure prints the admin key")
+    assertThat(String.join("\n", stack.output)).as("--secure prints the admin key")
         .contains("admin key       " + Files.readString(adminKey).strip());
     Path tls = data.resolve("tls");
     cluster.close();
@@ -202,10 +195,10 @@ class LocalStackIT {
           .filter(key -> key.get(0) == tenant).map(key -> key.get(1)).sorted().toList());
     }
 
-    long pid = stack.pid();
+    long pid = stack.process.pid();
     new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
-    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
-    assertThat(String.join("\n", output)).contains("zookeeper       stopped").contains("stopped");
+    assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
+    assertThat(String.join("\n", stack.output)).contains("zookeeper       stopped").contains("stopped");
     for (ProcessHandle child : children) {
       assertThat(child.isAlive()).as("process %d (%s) after SIGINT", child.pid(),
           child.info().commandLine().orElse("?")).isFalse();
@@ -219,7 +212,7 @@ class LocalStackIT {
    */
   @Test
   void theReplayedStackRunsForItsDurationAndStopsByItself() throws Exception {
-    int base = freeBasePort();
+    int base = StackProcess.freeBasePort(SERVERS);
     String[] admin = ApiKeys.newKey("ops", "admin");
     String[] shop = ApiKeys.newKey("shop7", "tenant 7");
     Path keys = dir.resolve("keys");
@@ -227,13 +220,13 @@ class LocalStackIT {
     Path adminKey = dir.resolve("admin.key");
     Files.writeString(adminKey, admin[0] + "\n");
     Path data = dir.resolve("data");
-    startStack("local", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+    stack = StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
         "--duration", "40s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
-    awaitOutput("Evenkeel is ready", 180);
-    List<ProcessHandle> children = stack.descendants().toList();
+    stack.awaitOutput("Evenkeel is ready", 180);
+    List<ProcessHandle> children = stack.process.descendants().toList();
     assertThat(children).as("zookeeper, kafka, two shard servers, ingest job, query service, replayer")
         .hasSizeGreaterThanOrEqualTo(7);
-    assertThat(String.join("\n", output)).contains("shard-server-0  ready").contains("shard-server-1  ready")
+    assertThat(String.join("\n", stack.output)).contains("shard-server-0  ready").contains("shard-server-1  ready")
         .doesNotContain("shard-server-2");
     assertFlinkUiIsViewOnly(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3));
 
@@ -253,11 +246,11 @@ class LocalStackIT {
     Run other = evenkeel("sql", "--data-dir", data.toString(), "--key", shop[0],
         "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 8");
     assertThat(other.output).contains("403");
-    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
-    assertThat(stack.exitValue()).as(String.join("\n", output)).isEqualTo(0);
-    String all = String.join("\n", output);
+    assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
+    assertThat(stack.process.exitValue()).as(String.join("\n", stack.output)).isEqualTo(0);
+    String all = String.join("\n", stack.output);
     assertThat(all).contains("--duration 40 s reached").contains("replayer        stopped");
-    long lastDocs = output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
+    long lastDocs = stack.output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
     assertThat(lastDocs).as("documents in the last status line").isPositive();
     assertThat(all).contains("8 primaries, 8 replicas (8 in sync");
@@ -273,12 +266,13 @@ class LocalStackIT {
    */
   @Test
   void aShardServerKilledUnderLoadLosesNoRow() throws Exception {
-    int base = freeBasePort();
+    int base = StackProcess.freeBasePort(SERVERS);
     Path data = dir.resolve("data");
-    startStack("local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
+    stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
+        data.toString(),
         "--status-interval", "2s");
-    awaitOutput("Evenkeel is ready", 180);
-    awaitOutput("8 primaries, 8 replicas (8 in sync", 60);
+    stack.awaitOutput("Evenkeel is ready", 180);
+    stack.awaitOutput("8 primaries, 8 replicas (8 in sync", 60);
     int rows = 40_000;
     Path file = dir.resolve("failover.jsonl");
     try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
@@ -286,7 +280,7 @@ class LocalStackIT {
         out.println(row(2_000 + i % 300, i, 0));
       }
     }
-    ProcessHandle victim = stack.descendants().filter(p -> p.info().commandLine().orElse("")
+    ProcessHandle victim = stack.process.descendants().filter(p -> p.info().commandLine().orElse("")
         .contains("--port " + (base + 10))).findFirst().orElseThrow();
     Run[] load = new Run[1];
     long started = System.nanoTime();
@@ -309,17 +303,18 @@ class LocalStackIT {
     JsonNode counted = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
     assertThat(counted.get(0).get(0).asLong()).as("every row exactly once").isEqualTo(rows);
     assertThat(counted.get(0).get(1).asLong()).isEqualTo(rows);
-    assertThat(String.join("\n", output)).contains("shard-server-0 died");
-    awaitOutput("shard-server-0 restarted", 90);
-    int restartedAt = output.size();
+    assertThat(String.join("\n", stack.output)).contains("shard-server-0 died");
+    stack.awaitOutput("shard-server-0 restarted", 90);
+    int restartedAt = stack.output.size();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    while (output.subList(restartedAt, output.size()).stream().noneMatch(l -> l.contains("8 replicas (8 in sync"))) {
+    while (stack.output.subList(restartedAt, stack.output.size()).stream()
+        .noneMatch(l -> l.contains("8 replicas (8 in sync"))) {
       assertThat(System.nanoTime()).as("the restarted server's replicas get in sync; output:\n%s",
-          String.join("\n", output)).isLessThan(deadline);
+          String.join("\n", stack.output)).isLessThan(deadline);
       Thread.sleep(500);
     }
-    new ProcessBuilder("kill", "-INT", Long.toString(stack.pid())).start().waitFor(10, TimeUnit.SECONDS);
-    assertThat(stack.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
+    new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
+    assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
   }
 
   private static String row(long tenant, long row, int revision) {
@@ -407,7 +402,7 @@ class LocalStackIT {
   /** Nothing the stack runs is reachable from another machine: every listening socket binds loopback. */
   private void assertListensOnLoopbackOnly(List<ProcessHandle> children, int base) throws IOException {
     Set<Long> pids = new HashSet<>();
-    pids.add(stack.pid());
+    pids.add(stack.process.pid());
     children.forEach(child -> pids.add(child.pid()));
     List<InetSocketAddress> listening = ListeningSockets.of(pids);
     assertThat(listening).extracting(InetSocketAddress::getPort).as("zookeeper, kafka, flink ui, query service, "
@@ -432,35 +427,6 @@ class LocalStackIT {
     }
   }
 
-  private void startStack(String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
-    command.addAll(List.of(args));
-    stack = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(stack.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        for (String line = in.readLine(); line != null; line = in.readLine()) {
-          output.add(line);
-        }
-      } catch (IOException e) {
-        output.add("(reading the launcher's output failed: " + e + ")");
-      }
-    }, "stack-output");
-    reader.setDaemon(true);
-    reader.start();
-  }
-
-  private void awaitOutput(String text, int seconds) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (output.stream().noneMatch(l -> l.contains(text))) {
-      if (System.nanoTime() > deadline || !stack.isAlive()) {
-        throw new AssertionError("no '" + text + "' from the launcher" + (stack.isAlive() ? " within " + seconds
-            + " s" : " (it exited with " + stack.exitValue() + ")") + "; output:\n" + String.join("\n", output));
-      }
-      Thread.sleep(200);
-    }
-  }
-
   /** The rows of a query run through {@code evenkeel sql --json}. */
   /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
   private JsonNode sql(Path data, String query) throws Exception {
@@ -477,34 +443,11 @@ class LocalStackIT {
   private record Run(int exitCode, String output) {}
 
   private Run evenkeel(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
+    List<String> command = new ArrayList<>(List.of(StackProcess.REPO.resolve("bin/evenkeel").toString()));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
     String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
     return new Run(process.exitValue(), text);
-  }
-
-  /** A base port whose stack ports (+0..+4, +10..+12) are all free now. */
-  private static int freeBasePort() throws IOException {
-    Random random = new Random();
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + random.nextInt(30_000);
-      if (free(base, 5) && free(base + 10, SERVERS)) {
-        return base;
-      }
-    }
-    throw new IOException("no free range of stack ports found");
-  }
-
-  private static boolean free(int from, int count) {
-    for (int port = from; port < from + count; port++) {
-      try (ServerSocket socket = new ServerSocket(port)) {
-        socket.setReuseAddress(true);
-      } catch (IOException taken) {
-        return false;
-      }
-    }
-    return true;
   }
 }
