@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class CdcRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcRunner.class);
+  /** Debezium's heartbeat topic is {@code __debezium-heartbeat.<prefix>}. */
+  private static final String HEARTBEAT_PREFIX = "__debezium-heartbeat";
 
   /** Which Debezium connector reads the binlog. */
   public enum Connector {
@@ -134,6 +136,9 @@ public final class CdcRunner implements AutoCloseable {
     p.setProperty("include.schema.changes", "false");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("snapshot.mode", "initial");
+    // A heartbeat a second keeps the stored position current while the captured table is quiet and the rest of the
+    // server is not: a stored position the server has since purged from its binlog would mean a new snapshot.
+    p.setProperty("heartbeat.interval.ms", "1000");
     // Bigger batches, handed over sooner: one batch is published (and waited for) at a time.
     p.setProperty("max.batch.size", "8192");
     p.setProperty("max.queue.size", "32768");
@@ -146,7 +151,8 @@ public final class CdcRunner implements AutoCloseable {
       DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
     List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
     for (ChangeEvent<String, String> event : events) {
-      if (event.value() != null) {
+      // Heartbeats only carry the position to store: they go nowhere.
+      if (event.value() != null && !event.destination().startsWith(HEARTBEAT_PREFIX)) {
         sent.add(producer.send(new ProducerRecord<>(event.destination(), bytes(event.key()), bytes(event.value()))));
       }
     }
