@@ -10,6 +10,7 @@ import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestRows;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,6 +18,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -24,8 +26,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
 import java.util.stream.LongStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -38,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * streamed, while the CDC runner and then the ingest job are killed ({@code kill -9}) and restarted by the stack.
  * Once the pipeline has caught up (nothing lost: the counts and sums agree; nothing twice: rows are upserts by key),
  * generated queries over every supported construct give the same rows on the query service as on MariaDB (through
- * a view that names the columns as {@code transaction_logs} does).
+ * a view that names the columns as {@code transaction_logs} does), and a row Evenkeel cannot route is a dead letter.
  */
 class LocalStackCdcIT {
   private static final int ROWS = 20_000;
@@ -152,13 +159,18 @@ class LocalStackCdcIT {
     stack.awaitOutput("cdc restarted", 120);
     stack.awaitOutput("ingest-job restarted", 120);
 
-    // The view that answers as transaction_logs would, on MariaDB.
+    // A row MariaDB takes and Evenkeel cannot route (created a day ahead of the clock): a dead letter with the reason.
+    long badRow = ROWS + 1;
+    execute(source, "INSERT INTO shop.orders (seller_id, order_id, created_at, updated_at) VALUES (1, " + badRow
+        + ", NOW(3) + INTERVAL 1 DAY, NOW(3))");
+
+    // The view that answers as transaction_logs would, on MariaDB (without the row Evenkeel refused).
     execute(source, "CREATE DATABASE cmp CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin",
         "CREATE VIEW cmp.transaction_logs AS SELECT seller_id AS tenant_id, order_id AS row_id,"
             + " CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) AS created_time,"
             + " CAST(UNIX_TIMESTAMP(updated_at) * 1000 AS SIGNED) AS modified_time, status, buyer_id, seller_nick,"
             + " buyer_nick, title, price, quantity, group_id, attributes, " + attributeColumns()
-            + " FROM shop.orders");
+            + " FROM shop.orders WHERE order_id <> " + badRow);
     Connection compare = DriverManager.getConnection(mariadb.url("cmp", MariaDbServer.ADMIN));
     execute(compare, "SET time_zone = '+00:00'");
     try (ReferenceDatabase reference = ReferenceDatabase.of(compare, "cmp")) {
@@ -205,8 +217,33 @@ class LocalStackCdcIT {
         nonEmpty += want.isEmpty() ? 0 : 1;
       }
       assertThat(mismatches).as("%d of %d queries differ", mismatches.size(), QUERIES).isEmpty();
+      assertThat(deadLetterReasons(base)).singleElement().asString()
+          .contains("row 1:" + badRow).contains("ahead of the ingest job's clock");
       assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
     }
+  }
+
+  /** The reasons of the stack's dead letters (the ingest job's default dead-letter topic). */
+  private static List<String> deadLetterReasons(int base) {
+    Properties properties = new Properties();
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + (base + 1));
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "cdc-it-dead-letters");
+    List<String> reasons = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of("transaction-logs-dead-letters"));
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      // At least once: a job restarted since may have sent one twice; one poll after the first gets those too.
+      while (System.nanoTime() < deadline && reasons.isEmpty()) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          reasons.add(new String(record.headers().lastHeader("evenkeel.reason").value(), StandardCharsets.UTF_8));
+        }
+      }
+      consumer.poll(Duration.ofSeconds(1)).forEach(record -> reasons.add(
+          new String(record.headers().lastHeader("evenkeel.reason").value(), StandardCharsets.UTF_8)));
+    }
+    return reasons.stream().distinct().toList();
   }
 
   /** The end of a component's log, for a failure's message. */
