@@ -54,11 +54,14 @@ final class StackProcess implements AutoCloseable {
     }
   }
 
-  /** A base port whose stack ports (+0..+4, +10.. for {@code servers}) are all free now. */
+  /**
+   * A base port whose stack ports (+0..+4, +10.. for {@code servers}) are all free now, below Linux's ephemeral range
+   * (32768 and up): there, a client connection of this machine could take one before the stack binds it.
+   */
   static int freeBasePort(int servers) throws IOException {
     Random random = new Random();
     for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + random.nextInt(30_000);
+      int base = 20_000 + random.nextInt(12_700);
       if (free(base, 5) && free(base + 10, servers)) {
         return base;
       }
