@@ -87,6 +87,18 @@ class CdcRunnerIT {
     return settings;
   }
 
+  /** A consumer of the runner's topic from its start, in its own group. */
+  private KafkaConsumer<byte[], byte[]> events(String group) {
+    Properties properties = new Properties();
+    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    properties.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    consumer.subscribe(List.of("cdc.shop.orders"));
+    return consumer;
+  }
+
   /** Reads events until {@code count} have come (or 60 s pass). */
   private static List<JsonNode> read(KafkaConsumer<byte[], byte[]> consumer, int count) throws Exception {
     return read(consumer, count, Duration.ofSeconds(60));
@@ -108,13 +120,7 @@ class CdcRunnerIT {
   void snapshotsThenStreamsAndResumesAfterARestartWithoutANewSnapshot() throws Exception {
     sql("INSERT INTO shop.orders (seller_id, order_id, created_at, status, title, price) VALUES"
         + " (1, 10, '2026-11-01 10:00:00.123', 1, 'first', 19.90), (2, 20, '2026-11-02 11:00:00', 2, 'second', NULL)");
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "cdc-it");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of("cdc.shop.orders"));
+    try (KafkaConsumer<byte[], byte[]> consumer = events("cdc-it")) {
       List<JsonNode> events;
       try (CdcRunner runner = CdcRunner.start(settings())) {
         assertThat(runner.topic()).isEqualTo("cdc.shop.orders");
@@ -164,13 +170,7 @@ class CdcRunnerIT {
   void aRunnerKilledAfterItsSnapshotResumesStreamingAndSeesTheDeleteMadeMeanwhile() throws Exception {
     sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 10, '2026-11-01 10:00:00'),"
         + " (1, 11, '2026-11-01 11:00:00')");
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "cdc-it-kill");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of("cdc.shop.orders"));
+    try (KafkaConsumer<byte[], byte[]> consumer = events("cdc-it-kill")) {
       ChildProcess runner = startProcess("runner-1");
       assertThat(read(consumer, 2)).extracting(e -> e.get("op").asText()).containsOnly("r");
       Thread.sleep(3_000); // an offset flush

@@ -1,22 +1,16 @@
 package io.evenkeel.benchmarks.cdc;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.embedded.MariaDbServer;
 import java.awt.Color;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -45,7 +39,6 @@ import picocli.CommandLine.Option;
 @Command(name = "cdc-benchmark", mixinStandardHelpOptions = true,
     description = "MariaDB binlog -> Debezium -> Kafka -> Flink -> shards, searchable by SQL: throughput and lag.")
 public final class CdcBenchmark implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final long PROBE_TENANT = 999_999;
   private static final int TENANTS = 500;
   private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
@@ -67,8 +60,7 @@ public final class CdcBenchmark implements Callable<Integer> {
       description = "Where the Markdown and the PNG go (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private String sqlUrl;
+  private EvenkeelPeer stack;
   private long nextRow;
 
   public static void main(String[] args) {
@@ -92,10 +84,10 @@ public final class CdcBenchmark implements Callable<Integer> {
             + " price DECIMAL(18, 2), quantity INT, PRIMARY KEY (seller_id, order_id))");
       }
       System.out.println("starting bin/evenkeel local --cdc ...");
-      try (EvenkeelPeer stack = EvenkeelPeer.start(repo.toAbsolutePath(), work.resolve("evenkeel"), List.of(
+      try (EvenkeelPeer started = EvenkeelPeer.start(repo.toAbsolutePath(), work.resolve("evenkeel"), List.of(
           "--cdc", mariadb.url("shop", MariaDbServer.CDC), "--cdc-table", "orders",
           "--cdc-columns", "tenant_id=seller_id,row_id=order_id,created_time=created_at"))) {
-        sqlUrl = "http://127.0.0.1:" + (stack.basePort() + 4) + "/sql";
+        stack = started;
 
         // Bulk: as fast as MariaDB takes them, 1,000 rows a transaction.
         long bulkStart = System.nanoTime();
@@ -217,14 +209,7 @@ public final class CdcBenchmark implements Callable<Integer> {
   }
 
   private JsonNode rows(String sql) throws IOException, InterruptedException {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))
-        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString(JSON.createObjectNode().put("sql", sql).toString())).build(),
-        HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body());
-    }
-    return JSON.readTree(response.body()).path("rows");
+    return stack.rows(sql, List.of());
   }
 
   private void write(int bulkRows, double writtenS, double searchableS, int probes, double p50, double p99,

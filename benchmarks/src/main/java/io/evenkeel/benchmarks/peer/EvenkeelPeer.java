@@ -79,8 +79,13 @@ public final class EvenkeelPeer implements AutoCloseable {
     }
   }
 
-  /** The rows a query returns. */
+  /** The number of rows a query returns. */
   int query(String sql, List<Object> params) throws IOException, InterruptedException {
+    return rows(sql, params).size();
+  }
+
+  /** The rows a query returns (the service's JSON {@code rows}); throws with the answer when it is not 200. */
+  public JsonNode rows(String sql, List<Object> params) throws IOException, InterruptedException {
     ObjectNode body = JSON.createObjectNode().put("sql", sql);
     params.forEach(body.putArray("params")::addPOJO);
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))
@@ -90,8 +95,7 @@ public final class EvenkeelPeer implements AutoCloseable {
       throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " "
           + params);
     }
-    JsonNode rows = JSON.readTree(response.body()).path("rows");
-    return rows.size();
+    return JSON.readTree(response.body()).path("rows");
   }
 
   /** The local stack's processes (the launcher and its children), for CPU accounting. */
@@ -108,7 +112,7 @@ public final class EvenkeelPeer implements AutoCloseable {
    * A base port with the stack's ports (+0..+4, +10..+19) free now, below Linux's ephemeral range (32768 and up):
    * there, a client connection of this machine could take one before the stack binds it.
    */
-  private static int freeBasePort() throws IOException {
+  public static int freeBasePort() throws IOException {
     java.util.Random random = new java.util.Random();
     for (int attempt = 0; attempt < 50; attempt++) {
       int base = 20_000 + random.nextInt(12_700);

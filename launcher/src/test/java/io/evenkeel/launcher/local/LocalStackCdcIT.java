@@ -2,6 +2,7 @@ package io.evenkeel.launcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.embedded.MariaDbServer;
 import io.evenkeel.query.testing.QueryGenerator;
 import io.evenkeel.query.testing.ReferenceDatabase;
@@ -95,7 +96,7 @@ class LocalStackCdcIT {
     }
     insert(rows);
 
-    int base = StackProcess.freeBasePort(1);
+    int base = EvenkeelPeer.freeBasePort();
     long started = System.nanoTime();
     stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
         dir.resolve("data").toString(), "--replicas", "0", "--shards", "4", "--status-interval", "5s",

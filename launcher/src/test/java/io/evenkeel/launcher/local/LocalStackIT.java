@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
+import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
@@ -79,7 +80,7 @@ class LocalStackIT {
    */
   @Test
   void loadedRowsArriveExactlyAndSigintLeavesNoProcessBehind() throws Exception {
-    int base = StackProcess.freeBasePort(SERVERS);
+    int base = EvenkeelPeer.freeBasePort();
     Path data = dir.resolve("data");
     long started = System.nanoTime();
     // Several shard servers, as on more machines (the default is one): the rows of each shard on its own server.
@@ -212,7 +213,7 @@ class LocalStackIT {
    */
   @Test
   void theReplayedStackRunsForItsDurationAndStopsByItself() throws Exception {
-    int base = StackProcess.freeBasePort(SERVERS);
+    int base = EvenkeelPeer.freeBasePort();
     String[] admin = ApiKeys.newKey("ops", "admin");
     String[] shop = ApiKeys.newKey("shop7", "tenant 7");
     Path keys = dir.resolve("keys");
@@ -266,7 +267,7 @@ class LocalStackIT {
    */
   @Test
   void aShardServerKilledUnderLoadLosesNoRow() throws Exception {
-    int base = StackProcess.freeBasePort(SERVERS);
+    int base = EvenkeelPeer.freeBasePort();
     Path data = dir.resolve("data");
     stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
         data.toString(),

@@ -3,12 +3,10 @@ package io.evenkeel.launcher.local;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -52,32 +50,6 @@ final class StackProcess implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-  }
-
-  /**
-   * A base port whose stack ports (+0..+4, +10.. for {@code servers}) are all free now, below Linux's ephemeral range
-   * (32768 and up): there, a client connection of this machine could take one before the stack binds it.
-   */
-  static int freeBasePort(int servers) throws IOException {
-    Random random = new Random();
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + random.nextInt(12_700);
-      if (free(base, 5) && free(base + 10, servers)) {
-        return base;
-      }
-    }
-    throw new IOException("no free range of stack ports found");
-  }
-
-  private static boolean free(int from, int count) {
-    for (int port = from; port < from + count; port++) {
-      try (ServerSocket socket = new ServerSocket(port)) {
-        socket.setReuseAddress(true);
-      } catch (IOException taken) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Kills the launcher and everything it started. */
