@@ -3,7 +3,9 @@ package io.evenkeel.cdc;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
+import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>A batch's offsets are marked processed only once Kafka has every event of it (the producer retries for as long
  * as Kafka is away), and the offsets and the schema history are files in the state directory: a restarted runner
  * resumes where Kafka's copy ends, without a new snapshot and without a gap (events after the last stored offset are
- * published again; their binlog versions make that harmless).
+ * published again; their binlog versions make that harmless). A runner stopped before its snapshot ended snapshots
+ * again, and then deletes the rows it published before that the table no longer has ({@link SnapshotReconciler}).
  */
 public final class CdcRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcRunner.class);
@@ -68,6 +71,12 @@ public final class CdcRunner implements AutoCloseable {
   /** When the last progress line was logged, and the count then. */
   private long loggedAt = System.nanoTime();
   private long loggedCount;
+  private final Properties kafkaProperties;
+  private final ColumnMapping columnMapping;
+  /** Whether this run's first event has come (engine thread only, as the two below). */
+  private boolean begun;
+  /** While this run snapshots a table an earlier run published: the rows the snapshot has not shown yet. */
+  private SnapshotReconciler reconciler;
 
   private CdcRunner(CdcSettings settings, SourceTable source) throws IOException {
     Files.createDirectories(settings.stateDir);
@@ -78,8 +87,10 @@ public final class CdcRunner implements AutoCloseable {
     producerProperties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
     producerProperties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     producerProperties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    // Events carry their schema: JSON that compresses several times over.
+    // JSON compresses several times over.
     producerProperties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    this.kafkaProperties = settings.kafkaProperties();
+    this.columnMapping = settings.columnMapping();
     this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
     this.topic = settings.topicPrefix + "." + source.qualifiedName();
     this.engine = DebeziumEngine.create(Json.class)
@@ -151,9 +162,30 @@ public final class CdcRunner implements AutoCloseable {
       DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
     List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
     for (ChangeEvent<String, String> event : events) {
+      String value = event.value();
+      if (value == null) {
+        continue;
+      }
       // Heartbeats only carry the position to store: they go nowhere.
-      if (event.value() != null && !event.destination().startsWith(HEARTBEAT_PREFIX)) {
-        sent.add(producer.send(new ProducerRecord<>(event.destination(), bytes(event.key()), bytes(event.value()))));
+      boolean heartbeat = event.destination().startsWith(HEARTBEAT_PREFIX);
+      boolean snapshotRecord = !heartbeat && envelopeField(value, "op").equals("r");
+      if (!begun) {
+        begun = true;
+        if (snapshotRecord) {
+          reconciler = readBack();
+        }
+      }
+      if (reconciler != null && !snapshotRecord) {
+        sendDeletes(sent); // the snapshot ended without marking its last record
+      }
+      if (!heartbeat) {
+        sent.add(producer.send(new ProducerRecord<>(event.destination(), bytes(event.key()), bytes(value))));
+      }
+      if (reconciler != null) {
+        reconciler.seen(event.key());
+        if (envelopeField(value, "snapshot").equals("last")) {
+          sendDeletes(sent); // with the last record's batch: its offset says the snapshot is done
+        }
       }
     }
     for (Future<RecordMetadata> one : sent) {
@@ -177,6 +209,36 @@ public final class CdcRunner implements AutoCloseable {
       loggedAt = now;
       loggedCount = total;
     }
+  }
+
+  /** This run begins with a snapshot: the topic's rows so far, if it has any, to delete those the snapshot lacks. */
+  private SnapshotReconciler readBack() {
+    try {
+      return SnapshotReconciler.readBack(kafkaProperties, topic, columnMapping);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading back " + topic + " before snapshotting again failed", e);
+    }
+  }
+
+  private void sendDeletes(List<Future<RecordMetadata>> sent) {
+    reconciler.deletes().forEach((key, value) -> sent.add(producer.send(new ProducerRecord<>(topic, bytes(key),
+        bytes(value)))));
+    reconciler = null;
+  }
+
+  /**
+   * A text field of the envelope ({@code op}) or its source ({@code snapshot}), or "" without it. Its last
+   * occurrence: the row's columns come before the source and the op, and their strings have their quotes escaped.
+   */
+  static String envelopeField(String value, String name) {
+    String prefix = "\"" + name + "\":\"";
+    int at = value.lastIndexOf(prefix);
+    if (at < 0) {
+      return "";
+    }
+    int start = at + prefix.length();
+    int end = value.indexOf('"', start);
+    return end < 0 ? "" : value.substring(start, end);
   }
 
   private static byte[] bytes(String text) {
