@@ -111,7 +111,7 @@ public final class CdcRunner implements AutoCloseable {
    * IllegalArgumentException} naming what is missing), then starts capturing it.
    */
   public static CdcRunner start(CdcSettings settings) throws Exception {
-    SourceTable source = SourceTable.of(settings.source, settings.table);
+    SourceTable source = settings.sourceTable();
     source.check(settings.columnMapping());
     CdcRunner runner = new CdcRunner(settings, source);
     runner.thread.execute(runner.engine);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Option;
@@ -16,6 +17,11 @@ public final class CdcSettings {
           + " The user needs SELECT, RELOAD, SHOW DATABASES, LOCK TABLES, REPLICATION SLAVE and REPLICATION CLIENT"
           + " (MariaDB: BINLOG MONITOR); the server binlog_format=ROW and binlog_row_image=FULL.")
   public String source;
+
+  @Option(names = "--password-file", paramLabel = "FILE",
+      description = "The user's password, the file's first line: kept off the command line (and ps). Overrides a"
+          + " password in the URL.")
+  public Path passwordFile;
 
   @Option(names = "--table", required = true, description = "The table to capture, in the URL's database.")
   public String table;
@@ -64,8 +70,22 @@ public final class CdcSettings {
       default -> throw new IllegalArgumentException("--connector is mariadb or mysql; got: " + connectorName);
     };
     columnMapping();
-    SourceTable.of(source, table);
+    sourceTable();
     kafkaProperties();
+  }
+
+  /** The captured table, with the password from {@code --password-file} when given. */
+  public SourceTable sourceTable() {
+    SourceTable table = SourceTable.of(source, this.table);
+    if (passwordFile == null) {
+      return table;
+    }
+    try {
+      List<String> lines = Files.readAllLines(passwordFile);
+      return table.withPassword(lines.isEmpty() ? "" : lines.get(0));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read --password-file " + passwordFile + ": " + e.getMessage(), e);
+    }
   }
 
   /** The producer's properties: the {@code --kafka-config} file's and the bootstrap servers. */

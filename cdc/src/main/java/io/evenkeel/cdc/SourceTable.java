@@ -46,6 +46,11 @@ public record SourceTable(String url, String host, int port, String database, St
         query.get("user"), query.getOrDefault("password", ""));
   }
 
+  /** The same table, reached with this password instead of the URL's. */
+  public SourceTable withPassword(String newPassword) {
+    return new SourceTable(url, host, port, database, table, user, newPassword);
+  }
+
   /** {@code database.table}, as Debezium's include lists and topic names have it. */
   public String qualifiedName() {
     return database + "." + table;
@@ -53,7 +58,10 @@ public record SourceTable(String url, String host, int port, String database, St
 
   /** The table's columns, read from the server. */
   public List<String> columns() throws SQLException {
-    try (Connection connection = DriverManager.getConnection(url);
+    // The URL's own credentials left out: the password may come from a file.
+    String scheme = url.substring(0, url.indexOf("://") + 3);
+    try (Connection connection = DriverManager.getConnection(scheme + host + ":" + port + "/" + database, user,
+        password);
         Statement statement = connection.createStatement();
         ResultSet none = statement.executeQuery("SELECT * FROM `" + database.replace("`", "``") + "`.`"
             + table.replace("`", "``") + "` WHERE 1 = 0")) {

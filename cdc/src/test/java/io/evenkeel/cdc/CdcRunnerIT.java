@@ -278,14 +278,43 @@ class CdcRunnerIT {
     return "seller_id = " + fields.get("seller_id") + " AND order_id = " + fields.get("order_id");
   }
 
+  /** The password from a file: the runner connects, and its command line names no password. */
+  @Test
+  void aPasswordFromAFileStaysOffTheCommandLine() throws Exception {
+    sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 10, '2026-11-01 10:00:00')");
+    Path passwordFile = Files.writeString(dir.resolve("cdc-password"), MariaDbServer.CDC + "\n");
+    String withoutPassword = settings().source.replace("&password=" + MariaDbServer.CDC, "");
+    try (KafkaConsumer<byte[], byte[]> consumer = events("cdc-it-password")) {
+      ChildProcess runner = startProcess("runner", withoutPassword, "--password-file", passwordFile.toString());
+      try {
+        assertThat(read(consumer, 1)).extracting(e -> e.get("op").asText()).containsExactly("r");
+        // What ps shows, in full (ProcessHandle's command line is cut short).
+        String commandLine = Files.readString(Path.of("/proc/" + runner.pid() + "/cmdline")).replace('\0', ' ');
+        assertThat(commandLine).contains("--password-file").doesNotContain("password=");
+      } finally {
+        runner.stop(Duration.ofSeconds(30));
+      }
+    }
+    Files.writeString(passwordFile, "wrong\n");
+    CdcSettings settings = settings();
+    settings.source = withoutPassword;
+    settings.passwordFile = passwordFile;
+    assertThatThrownBy(() -> CdcRunner.start(settings)).hasMessageContaining("Access denied for user 'cdc'");
+  }
+
   /** The runner as its own process ({@code CdcMain}), as the local stack starts it. */
   private ChildProcess startProcess(String name) throws Exception {
+    return startProcess(name, settings().source);
+  }
+
+  private ChildProcess startProcess(String name, String source, String... more) throws Exception {
     CdcSettings settings = settings();
     ChildProcess runner = ChildProcess.start(name, JavaCommand.mainClass(CdcMain.class.getName())
         .classpath(System.getProperty("java.class.path")).heap("256m")
-        .args("--source", settings.source, "--table", settings.table, "--columns", settings.columns,
+        .args("--source", source, "--table", settings.table, "--columns", settings.columns,
             "--bootstrap-servers", settings.bootstrapServers, "--topic-prefix", settings.topicPrefix,
             "--state-dir", settings.stateDir.toString(), "--server-id", Long.toString(settings.serverId))
+        .args(more)
         .toList(), dir.resolve(name + ".log"));
     runner.awaitReady(Duration.ofSeconds(60), () -> Files.readString(runner.log()).contains("cdc: capturing"));
     return runner;

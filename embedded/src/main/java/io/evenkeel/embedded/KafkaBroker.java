@@ -179,9 +179,15 @@ public final class KafkaBroker implements AutoCloseable {
 
   /** Creates the topic unless it exists (a restarted stack finds its topics). */
   public void ensureTopic(String name, int partitions) throws Exception {
+    ensureTopic(name, partitions, Map.of());
+  }
+
+  /** Creates the topic, with these topic configs ({@code retention.ms=-1}), unless it exists. */
+  public void ensureTopic(String name, int partitions, Map<String, String> configs) throws Exception {
     try (Admin admin = admin()) {
       if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name)) {
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
+            .get(30, TimeUnit.SECONDS);
       }
     }
   }

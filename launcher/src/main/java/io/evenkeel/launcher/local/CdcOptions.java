@@ -1,6 +1,7 @@
 package io.evenkeel.launcher.local;
 
 import java.net.URI;
+import java.nio.file.Path;
 
 /**
  * What {@code evenkeel local --cdc} captures: a MySQL or MariaDB table, read by a CDC runner process into a topic
@@ -10,8 +11,10 @@ import java.net.URI;
  * @param columns the column mapping, given to both the runner and the job
  * @param datetimeZone the zone of the table's DATETIME values
  * @param connector mariadb or mysql
+ * @param passwordFile the file holding the user's password, or null when the URL has it
  */
-record CdcOptions(String source, String table, String columns, String datetimeZone, String connector) {
+record CdcOptions(String source, String table, String columns, String datetimeZone, String connector,
+    Path passwordFile) {
   static final String TOPIC_PREFIX = "evenkeel-cdc";
 
   /** The topic the runner publishes to: Debezium's {@code <prefix>.<database>.<table>}. */

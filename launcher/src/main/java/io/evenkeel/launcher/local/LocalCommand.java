@@ -89,6 +89,10 @@ public final class LocalCommand implements Callable<Integer> {
       + " jdbc:mariadb://host:port/database?user=...&password=... (binlog_format=ROW; README, CDC). With --cdc-table.")
   String cdcSource;
 
+  @Option(names = "--cdc-password-file", paramLabel = "FILE", description = "The --cdc user's password, the file's"
+      + " first line: kept off command lines (and ps).")
+  Path cdcPasswordFile;
+
   @Option(names = "--cdc-table", description = "The table --cdc captures.")
   String cdcTable;
 
@@ -339,7 +343,11 @@ public final class LocalCommand implements Callable<Integer> {
     if (!cdcConnector.equals("mariadb") && !cdcConnector.equals("mysql")) {
       throw new UserError("--cdc-connector is mariadb or mysql; got: " + cdcConnector);
     }
-    return new CdcOptions(cdcSource, cdcTable, cdcColumns, cdcDatetimeZone, cdcConnector);
+    if (cdcPasswordFile != null && !Files.isReadable(cdcPasswordFile)) {
+      throw new UserError("--cdc-password-file " + cdcPasswordFile + " cannot be read");
+    }
+    return new CdcOptions(cdcSource, cdcTable, cdcColumns, cdcDatetimeZone, cdcConnector,
+        cdcPasswordFile == null ? null : cdcPasswordFile.toAbsolutePath());
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

@@ -119,7 +119,9 @@ final class LocalStack implements AutoCloseable {
     if (options.cdc() != null) {
       t = step("cdc");
       CdcOptions cdc = options.cdc();
-      kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS);
+      // Kept for good: a second snapshot reads each row's last event back (README, CDC). Not compacted, which would
+      // refuse the keyless events of a table without a primary key.
+      kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS, Map.of("retention.ms", "-1"));
       Path cdcLog = log("cdc");
       Callable<ChildProcess> launchCdc = () -> {
         ChildProcess runner = supervise(ChildProcess.start("cdc", JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
@@ -128,6 +130,7 @@ final class LocalStack implements AutoCloseable {
                 "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
                 "--topic-prefix", CdcOptions.TOPIC_PREFIX,
                 "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
+            .args(cdc.passwordFile() == null ? List.of() : List.of("--password-file", cdc.passwordFile().toString()))
             .toList(), cdcLog));
         // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
         runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));

@@ -100,7 +100,9 @@ class LocalStackCdcIT {
     long started = System.nanoTime();
     stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
         dir.resolve("data").toString(), "--replicas", "0", "--shards", "4", "--status-interval", "5s",
-        "--cdc", mariadb.url("shop", MariaDbServer.CDC), "--cdc-table", "orders", "--cdc-columns",
+        "--cdc", mariadb.url("shop", MariaDbServer.CDC).replace("&password=" + MariaDbServer.CDC, ""),
+        "--cdc-password-file", Files.writeString(dir.resolve("cdc-password"), MariaDbServer.CDC).toString(),
+        "--cdc-table", "orders", "--cdc-columns",
         "tenant_id=seller_id,row_id=order_id,created_time=created_at,modified_time=updated_at");
     stack.awaitOutput("Evenkeel is ready", 240);
     System.out.printf("stack with CDC ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
