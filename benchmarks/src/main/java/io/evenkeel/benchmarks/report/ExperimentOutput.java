@@ -1,0 +1,119 @@
+package io.evenkeel.benchmarks.report;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/**
+ * Where an experiment's results go: a CSV of its points, line charts (PNG, JFreeChart), and its section of the
+ * report ({@code benchmarks/REPORT.md}), which is regenerated section by section so that each experiment can be run
+ * on its own.
+ */
+public final class ExperimentOutput {
+  private final Path dir;
+
+  public ExperimentOutput(Path dir) throws IOException {
+    this.dir = Files.createDirectories(dir);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  /** Writes {@code name}.csv: a header, then one line a row (numbers in plain notation, no thousands separators). */
+  public Path csv(String name, List<String> header, List<List<Object>> rows) throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add(String.join(",", header));
+    for (List<Object> row : rows) {
+      lines.add(row.stream().map(ExperimentOutput::cell).collect(Collectors.joining(",")));
+    }
+    return Files.write(dir.resolve(name + ".csv"), lines);
+  }
+
+  private static String cell(Object value) {
+    if (value instanceof Double number) {
+      return Double.isNaN(number) ? "" : String.format(Locale.ROOT, "%.4f", number);
+    }
+    String text = String.valueOf(value);
+    return text.contains(",") || text.contains("\"") ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
+  }
+
+  /**
+   * Draws {@code name}.png: one line a series, each a list of (x, y) points; a logarithmic y axis when {@code logY}
+   * (delays that grow without bound under overload).
+   */
+  public Path lineChart(String name, String title, String xLabel, String yLabel, Map<String, List<double[]>> series,
+      boolean logY) throws IOException {
+    XYSeriesCollection data = new XYSeriesCollection();
+    series.forEach((label, points) -> {
+      XYSeries line = new XYSeries(label, false);
+      points.forEach(point -> line.add(point[0], point[1]));
+      data.addSeries(line);
+    });
+    JFreeChart chart = ChartFactory.createXYLineChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL, true,
+        false, false);
+    XYPlot plot = chart.getXYPlot();
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+    plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+    for (int i = 0; i < data.getSeriesCount(); i++) {
+      renderer.setSeriesStroke(i, new BasicStroke(2f));
+    }
+    plot.setRenderer(renderer);
+    if (logY) {
+      LogAxis axis = new LogAxis(yLabel);
+      axis.setSmallestValue(1e-3);
+      plot.setRangeAxis(axis);
+    }
+    Path png = dir.resolve(name + ".png");
+    ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 420);
+    return png;
+  }
+
+  /** The machine a figure was measured on, in one line: cores, memory, JVM, OS. */
+  public static String machine() {
+    long memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getTotalMemorySize();
+    return String.format(Locale.ROOT, "%d cores, %.0f GiB, Java %s (%s), %s %s", Runtime.getRuntime()
+        .availableProcessors(), memory / (1024.0 * 1024 * 1024), System.getProperty("java.version"),
+        System.getProperty("java.vm.name"), System.getProperty("os.name"), System.getProperty("os.version"));
+  }
+
+  /**
+   * Replaces the section {@code name} of the report (between {@code <!-- begin name -->} and {@code <!-- end name
+   * -->}) with {@code markdown}, or appends it; the report is created with {@code preamble} when missing.
+   */
+  public static void updateReport(Path report, String preamble, String name, String markdown) throws IOException {
+    String begin = "<!-- begin " + name + " -->";
+    String end = "<!-- end " + name + " -->";
+    String text = Files.exists(report) ? Files.readString(report) : preamble.strip() + "\n";
+    String section = begin + "\n" + markdown.strip() + "\n" + end;
+    int from = text.indexOf(begin);
+    int to = text.indexOf(end);
+    if (from >= 0 && to > from) {
+      text = text.substring(0, from) + section + text.substring(to + end.length());
+    } else {
+      text = text.stripTrailing() + "\n\n" + section + "\n";
+    }
+    Files.createDirectories(report.toAbsolutePath().getParent());
+    Files.writeString(report, text);
+  }
+}
