@@ -1,0 +1,156 @@
+package io.evenkeel.benchmarks.replay;
+
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Streams a trace file ({@link TraceGenerator}) into the ingest topic: at the trace's own pace (its surge included),
+ * sped up or slowed down, at a fixed rate, or as fast as Kafka takes it. Each change's times move from the trace's
+ * start to the replay's and its row id past every earlier replay's, so a trace replayed again into the same
+ * Evenkeel adds new rows instead of stale versions of old ones. Records are Avro single-object {@code
+ * TransactionLogChange}s keyed by {@code tenant:row}, as the native producers write them. Prints its progress every
+ * 5 s and, at the end, the rate it reached and how far it fell behind its schedule.
+ */
+@Command(name = "trace-replayer", mixinStandardHelpOptions = true,
+    description = "Streams a Single's-Day trace file into Kafka at its own pace, a fixed rate, or as fast as possible.")
+public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  @Option(names = "--trace", required = true, description = "The trace file.")
+  Path trace;
+
+  @Option(names = "--bootstrap-servers", required = true)
+  String bootstrapServers;
+
+  @Option(names = "--topic", defaultValue = "transaction-logs")
+  String topic;
+
+  @ArgGroup(exclusive = true)
+  Pace pace = new Pace();
+
+  static final class Pace {
+    @Option(names = "--speed", defaultValue = "1", description = "The trace's own pace times this (default: 1).")
+    double speed = 1;
+
+    @Option(names = "--rate", description = "A fixed rate, changes a second, instead of the trace's pace.")
+    Double rate;
+
+    @Option(names = "--as-fast-as-possible", description = "No pace: as fast as Kafka takes the changes.")
+    boolean asFastAsPossible;
+  }
+
+  /** What a replay did: changes sent, in how long, and the furthest it fell behind its schedule. */
+  public record Summary(long changes, double seconds, double maxBehindSeconds) {
+    public double rate() {
+      return changes / seconds;
+    }
+  }
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    System.exit(new CommandLine(new TraceReplayer()).execute(args));
+  }
+
+  @Override
+  public Summary call() throws Exception {
+    if (!(pace.speed > 0) || pace.rate != null && !(pace.rate > 0)) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--speed and --rate must be > 0");
+    }
+    Properties properties = new Properties();
+    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "trace-replayer");
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    try (DataFileReader<TransactionLogChange> reader =
+            new DataFileReader<>(trace.toFile(), new SpecificDatumReader<>(TransactionLogChange.class));
+        KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
+      Map<String, String> metadata = new HashMap<>();
+      for (String key : reader.getMetaKeys()) {
+        metadata.put(key, reader.getMetaString(key));
+      }
+      TraceSpec spec = TraceSpec.fromMetadata(metadata);
+      System.out.printf("replaying %s (%s) into %s, %s%n", trace, spec, topic, pace.asFastAsPossible
+          ? "as fast as possible" : pace.rate != null ? String.format(Locale.ROOT, "at %,.0f changes/s", pace.rate)
+              : String.format(Locale.ROOT, "at %.2fx its pace", pace.speed));
+      long base = System.currentTimeMillis();
+      // Row ids past any earlier replay's (room for a million inserts a millisecond between replays).
+      long rowBase = base * 1_000;
+      long start = System.nanoTime();
+      long lastReport = start;
+      long sent = 0;
+      long maxBehind = 0;
+      TransactionLogChange change = null;
+      while (reader.hasNext() && failure.get() == null) {
+        change = reader.next(change);
+        long due = dueNanos(start, change.getModifiedTime(), sent);
+        long now = System.nanoTime();
+        if (due > now + 1_000_000) {
+          TimeUnit.NANOSECONDS.sleep(due - now);
+          now = System.nanoTime();
+        }
+        if (!pace.asFastAsPossible) {
+          maxBehind = Math.max(maxBehind, now - due);
+        }
+        change.setCreatedTime(base + change.getCreatedTime());
+        change.setModifiedTime(base + change.getModifiedTime());
+        change.setRowId(rowBase + change.getRowId());
+        byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
+        producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
+          if (e != null) {
+            failure.compareAndSet(null, e);
+          }
+        });
+        sent++;
+        if (now - lastReport >= TimeUnit.SECONDS.toNanos(5)) {
+          System.out.printf(Locale.ROOT, "%.0f s: %,d changes sent (%,.0f/s)%s%n", (now - start) / 1e9, sent,
+              sent / ((now - start) / 1e9), pace.asFastAsPossible ? ""
+                  : String.format(Locale.ROOT, ", %.1f s behind schedule", Math.max(0, now - due) / 1e9));
+          lastReport = now;
+        }
+      }
+      producer.flush();
+      if (failure.get() != null) {
+        throw new IllegalStateException("producing to " + topic + " at " + bootstrapServers + " failed",
+            failure.get());
+      }
+      Summary summary = new Summary(sent, (System.nanoTime() - start) / 1e9, maxBehind / 1e9);
+      System.out.printf(Locale.ROOT, "replayed %,d changes in %.1f s (%,.0f/s), at most %.1f s behind schedule%n",
+          summary.changes(), summary.seconds(), summary.rate(), summary.maxBehindSeconds());
+      return summary;
+    }
+  }
+
+  /** When a change is due: the trace's time scaled by the speed, a fixed rate's slot, or now. */
+  private long dueNanos(long start, long traceMillis, long sent) {
+    if (pace.asFastAsPossible) {
+      return start;
+    }
+    if (pace.rate != null) {
+      return start + (long) (sent / pace.rate * 1e9);
+    }
+    return start + (long) (traceMillis / pace.speed * 1e6);
+  }
+}
