@@ -48,6 +48,11 @@ public final class LocalCommand implements Callable<Integer> {
       + "directory; 0 when a recorded layout has a single server).")
   Integer replicas;
 
+  @Option(names = "--shard-write-capacity", defaultValue = "0", paramLabel = "CHANGES_PER_SECOND",
+      description = "The most changes a second each primary shard indexes (0: no limit, the default): makes shards a"
+          + " bottleneck on a small machine, as ESDB's skew experiments need.")
+  double shardWriteCapacity;
+
   @Option(names = "--replication", defaultValue = "physical",
       description = "physical: replicas copy the primary's segment files; logical: they index every change themselves "
           + "(to compare; default: ${DEFAULT-VALUE}).")
@@ -317,8 +322,12 @@ public final class LocalCommand implements Callable<Integer> {
     if (apiKeys != null && !Files.isReadable(apiKeys)) {
       throw new UserError("--api-keys: cannot read " + apiKeys);
     }
+    if (!(shardWriteCapacity >= 0)) {
+      throw new UserError("--shard-write-capacity must be >= 0; got: " + shardWriteCapacity);
+    }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
-        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication, cdcOptions());
+        topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication, shardWriteCapacity,
+        cdcOptions());
   }
 
   private CdcOptions cdcOptions() {

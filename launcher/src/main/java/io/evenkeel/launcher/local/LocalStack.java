@@ -97,7 +97,8 @@ final class LocalStack implements AutoCloseable {
       ShardAddress address = new ShardAddress("127.0.0.1", ports.shardServer(i));
       List<String> args = concat(List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i),
               "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
-              "--replicas", Integer.toString(options.replicas()), "--replication", options.replication()),
+              "--replicas", Integer.toString(options.replicas()), "--replication", options.replication(),
+              "--write-capacity", Double.toString(options.shardWriteCapacity())),
           security == null ? List.of() : concat(security.shardServerArgs(), security.zookeeperArgs()));
       Path serverData = options.dataDir().resolve("shards").resolve("server-" + i);
       Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,

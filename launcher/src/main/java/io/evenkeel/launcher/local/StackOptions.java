@@ -11,10 +11,12 @@ import java.nio.file.Path;
  * @param secure mutual TLS to the shard servers and API keys ({@link LocalSecurity})
  * @param replicas replicas of every shard, each on another shard server than the shard's other copies
  * @param replication how replicas follow their primaries: physical (segment copies) or logical (re-indexing)
+ * @param shardWriteCapacity the most changes a second each primary shard indexes, or 0 for no limit
  * @param cdc the table a CDC runner captures, or null for none
  */
 record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
-    double theta, String topic, Path apiKeys, boolean secure, int replicas, String replication, CdcOptions cdc) {
+    double theta, String topic, Path apiKeys, boolean secure, int replicas, String replication,
+    double shardWriteCapacity, CdcOptions cdc) {
   static final String ZOOKEEPER_ROOT = "/evenkeel/local";
   /** The ingest job's Kafka consumer group (its default). */
   static final String INGEST_GROUP = "evenkeel-ingest";

@@ -318,6 +318,37 @@ class LocalStackIT {
     assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
   }
 
+  /**
+   * {@code --shard-write-capacity} makes a shard the bottleneck, as ESDB's skew experiments need on a small machine:
+   * under hashing one tenant's 5,000 rows all go to one shard, which indexes at most 1,000 a second, so they take at
+   * least 4 s to be searchable; and all of them are.
+   */
+  @Test
+  void aShardWriteCapacityMakesOneTenantsShardTheBottleneck() throws Exception {
+    int base = EvenkeelPeer.freeBasePort();
+    Path data = dir.resolve("data");
+    stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
+        data.toString(), "--replicas", "0", "--shards", "4", "--policy", "hashing", "--shard-write-capacity", "1000");
+    stack.awaitOutput("Evenkeel is ready", 180);
+    int rows = 5_000;
+    Path file = dir.resolve("one-tenant.jsonl");
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
+      for (int i = 0; i < rows; i++) {
+        out.println(row(77, i, 0));
+      }
+    }
+    long started = System.nanoTime();
+    Run load = evenkeel("load", file.toString(), "--data-dir", data.toString(), "--wait");
+    double seconds = (System.nanoTime() - started) / 1e9;
+    assertThat(load.exitCode).as(load.output).isEqualTo(0);
+    assertThat(load.output).contains("all 5,000 loaded rows searchable");
+    assertThat(seconds).as("5,000 rows through one shard at 1,000 a second").isGreaterThanOrEqualTo(4);
+    System.out.printf("one tenant's %,d rows through a shard of 1,000 changes/s: searchable in %.1f s%n", rows,
+        seconds);
+    assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 77").get(0).get(0).asLong())
+        .isEqualTo(rows);
+  }
+
   private static String row(long tenant, long row, int revision) {
     return String.format("{\"tenant_id\": %d, \"row_id\": %d, \"created_time\": %d, \"status\": %d, "
             + "\"seller_nick\": \"seller-%d\", \"title\": \"item %d rev %d\", \"price\": \"%d.%02d\", \"quantity\": %d}",

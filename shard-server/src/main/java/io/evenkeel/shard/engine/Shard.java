@@ -20,6 +20,7 @@ import io.evenkeel.shard.translog.Translog;
 import io.evenkeel.shard.translog.TranslogLocation;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +74,8 @@ public final class Shard implements ShardCopy {
 
   private final int id;
   private final ShardSettings settings;
+  /** The shard's write capacity, or null when it has none. */
+  private final WriteCapacity capacity;
   private final Translog translog;
   private final ShardIndex index;
   private final Replicas replicas;
@@ -96,6 +99,7 @@ public final class Shard implements ShardCopy {
       long maxSeqNo) {
     this.id = id;
     this.settings = settings;
+    this.capacity = settings.writeCapacity() > 0 ? new WriteCapacity(settings.writeCapacity()) : null;
     this.translog = translog;
     this.index = index;
     this.replicas = replicas;
@@ -215,6 +219,14 @@ public final class Shard implements ShardCopy {
     }
     List<TransactionLogChange> changes = batch.getChanges();
     changes.forEach(Changes::validate);
+    if (capacity != null) {
+      try {
+        capacity.acquire(changes.size());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for shard " + id + "'s write capacity");
+      }
+    }
     int applied = 0;
     long first;
     TranslogLocation location;

@@ -16,10 +16,19 @@ import java.util.Set;
  *     new shards, or reindex
  * @param logicalReplication replicas on this server index every forwarded change themselves instead of copying the
  *     primary's segment files (for comparison: physical replication is the default)
+ * @param writeCapacity the most changes a second a primary shard indexes, 0 for as many as it can: for experiments
+ *     that need a shard to be a bottleneck ({@link WriteCapacity})
  */
 public record ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
-    double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication) {
+    double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication, double writeCapacity) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
+
+  /** Settings without a write capacity: a shard indexes as fast as it can. */
+  public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
+      double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication) {
+    this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb, hotAttributes,
+        logicalReplication, 0);
+  }
 
   /** Settings with physical replication. */
   public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
@@ -46,6 +55,15 @@ public record ShardSettings(Durability durability, long syncIntervalMs, long ref
     if (!(ramBufferMb >= 1)) {
       throw new IllegalArgumentException("ramBufferMb must be >= 1; got: " + ramBufferMb);
     }
+    if (!(writeCapacity >= 0)) {
+      throw new IllegalArgumentException("writeCapacity must be >= 0 (0: none); got: " + writeCapacity);
+    }
+  }
+
+  /** These settings with each primary shard indexing at most {@code changesPerSecond} (0: as fast as it can). */
+  public ShardSettings withWriteCapacity(double changesPerSecond) {
+    return new ShardSettings(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb,
+        hotAttributes, logicalReplication, changesPerSecond);
   }
 
   private static void requirePositive(String name, long value) {

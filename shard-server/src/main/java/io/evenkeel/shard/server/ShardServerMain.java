@@ -109,6 +109,11 @@ public final class ShardServerMain implements Callable<Integer> {
   @Option(names = "--ram-buffer-mb", defaultValue = "64", description = "IndexWriter RAM buffer per shard.")
   double ramBufferMb;
 
+  @Option(names = "--write-capacity", defaultValue = "0", paramLabel = "CHANGES_PER_SECOND",
+      description = "The most changes a second each primary shard indexes; writes beyond it wait their turn. For"
+          + " experiments that need a shard to be a bottleneck on a small machine. 0: no limit (default).")
+  double writeCapacity;
+
   @Option(names = "--hot-attributes", defaultValue = "", split = ",",
       description = "Attribute keys indexed as fields (frequency-based indexing; the query service's GET /attributes "
           + "lists the most used). Applies to rows indexed from then on.")
@@ -170,7 +175,7 @@ public final class ShardServerMain implements Callable<Integer> {
       default -> throw new IllegalArgumentException("--replication is physical or logical; got: " + replication);
     };
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
-        commitIntervalMs, ramBufferMb, hot, logical);
+        commitIntervalMs, ramBufferMb, hot, logical, writeCapacity);
     ServerTls tls = tls();
     Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
     Map<Integer, String> replicaShards = parseReplicaOf(replicaOf);

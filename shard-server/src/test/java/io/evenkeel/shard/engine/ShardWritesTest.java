@@ -218,4 +218,26 @@ class ShardWritesTest {
     write(insert(7, 5, 1).build());
     assertThat(shard.fetch(List.of(new RowKey(7, 5)))).hasSize(1);
   }
+
+  /** With a write capacity, a shard indexes no faster than it: four batches of 500 at 1,000 a second take 1.5 s. */
+  @Test
+  void aShardWithAWriteCapacityIndexesNoFasterThanIt() throws Exception {
+    Shard limited = Shard.open(1, dir.resolve("limited"), SETTINGS.withWriteCapacity(1_000), scheduler);
+    try {
+      long start = System.nanoTime();
+      for (int b = 0; b < 4; b++) {
+        List<TransactionLogChange> changes = new java.util.ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+          changes.add(insert(7, b * 500L + i, 1).build());
+        }
+        ShardWriteBatch batch = batch(1, b + 1, changes, false);
+        assertThat(limited.write(batch, BATCHES.encode(batch)).applied()).isEqualTo(500);
+      }
+      // The fourth batch's turn comes 1.5 s after the first's.
+      assertThat((System.nanoTime() - start) / 1e9).isGreaterThanOrEqualTo(1.5);
+    } finally {
+      limited.close();
+    }
+    assertThatThrownBy(() -> SETTINGS.withWriteCapacity(-1)).hasMessageContaining("writeCapacity must be >= 0");
+  }
 }
