@@ -5,7 +5,6 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
 import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,9 +72,7 @@ public final class CdcRunner implements AutoCloseable {
   private long loggedCount;
   private final Properties kafkaProperties;
   private final ColumnMapping columnMapping;
-  /** Whether this run's first event has come (engine thread only, as the two below). */
-  private boolean begun;
-  /** While this run snapshots a table an earlier run published: the rows the snapshot has not shown yet. */
+  /** While a snapshot of a table published before runs: the rows it has not shown yet (engine thread only). */
   private SnapshotReconciler reconciler;
 
   private CdcRunner(CdcSettings settings, SourceTable source) throws IOException {
@@ -169,11 +166,9 @@ public final class CdcRunner implements AutoCloseable {
       // Heartbeats only carry the position to store: they go nowhere.
       boolean heartbeat = event.destination().startsWith(HEARTBEAT_PREFIX);
       boolean snapshotRecord = !heartbeat && envelopeField(value, "op").equals("r");
-      if (!begun) {
-        begun = true;
-        if (snapshotRecord) {
-          reconciler = readBack();
-        }
+      // A snapshot begins (again, after a restart or a retried task): what the topic holds so far is to reconcile.
+      if (snapshotRecord && envelopeField(value, "snapshot").equals("first")) {
+        reconciler = SnapshotReconciler.readBack(kafkaProperties, topic, columnMapping);
       }
       if (reconciler != null && !snapshotRecord) {
         sendDeletes(sent); // the snapshot ended without marking its last record
@@ -208,15 +203,6 @@ public final class CdcRunner implements AutoCloseable {
           (now - loggedAt) / 1_000_000_000L, (total - loggedCount) * 1_000_000_000L / (now - loggedAt));
       loggedAt = now;
       loggedCount = total;
-    }
-  }
-
-  /** This run begins with a snapshot: the topic's rows so far, if it has any, to delete those the snapshot lacks. */
-  private SnapshotReconciler readBack() {
-    try {
-      return SnapshotReconciler.readBack(kafkaProperties, topic, columnMapping);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading back " + topic + " before snapshotting again failed", e);
     }
   }
 

@@ -35,20 +35,21 @@ import org.slf4j.LoggerFactory;
  * row, and below the new snapshot's and every event streamed after it: a row deleted and inserted again since keeps
  * its insert.
  *
- * <p>Memory: each live row's key and routing columns (about 100 bytes a row) while the snapshot runs. The topic must
- * keep each row's last event (no retention by time or size, or compaction), as for any Debezium topic meant to be
- * replayed.
+ * <p>Memory: each live row's key and routing columns, as text (a few hundred bytes a row), while the snapshot runs.
+ * The topic must keep each row's last event (no retention by time or size, or compaction), as for any Debezium topic
+ * meant to be replayed; a topic that has dropped its first events is reconciled with what it still holds, and the
+ * runner says so.
  */
 final class SnapshotReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotReconciler.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Each row the earlier runs left live and the new snapshot has not shown yet: its key, then its routing columns. */
-  private final Map<String, ObjectNode> unseen;
+  /** Each row published before as live that the new snapshot has not shown yet: its key, then its routing columns. */
+  private final Map<String, String> unseen;
   /** The newest binlog position in the topic: the {@code source} of its event. */
   private final ObjectNode newestSource;
 
-  private SnapshotReconciler(Map<String, ObjectNode> unseen, ObjectNode newestSource) {
+  private SnapshotReconciler(Map<String, String> unseen, ObjectNode newestSource) {
     this.unseen = unseen;
     this.newestSource = newestSource;
   }
@@ -57,7 +58,7 @@ final class SnapshotReconciler {
    * Reads the topic back to its current end; null when it holds no event yet (a first snapshot: nothing to
    * reconcile).
    */
-  static SnapshotReconciler readBack(Properties kafka, String topic, ColumnMapping mapping) throws IOException {
+  static SnapshotReconciler readBack(Properties kafka, String topic, ColumnMapping mapping) {
     Set<String> routingColumns = new HashSet<>();
     for (String column : ColumnMapping.REQUIRED) {
       routingColumns.add(mapping.sourceOf(column).toLowerCase(Locale.ROOT));
@@ -68,7 +69,7 @@ final class SnapshotReconciler {
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
     long started = System.nanoTime();
-    Map<String, ObjectNode> live = new HashMap<>();
+    Map<String, String> live = new HashMap<>();
     ObjectNode newest = null;
     long[] newestPosition = null;
     long read = 0;
@@ -85,6 +86,10 @@ final class SnapshotReconciler {
       if (toRead.isEmpty()) {
         return null;
       }
+      if (begin.values().stream().anyMatch(offset -> offset > 0)) {
+        LOG.warn("{} no longer holds its first events (retention): rows whose last event it dropped cannot be"
+            + " deleted if the table lacks them; keep the topic with retention.ms=-1 or compacted", topic);
+      }
       consumer.assign(toRead);
       consumer.seekToBeginning(toRead);
       Set<TopicPartition> remaining = new HashSet<>(toRead);
@@ -95,7 +100,13 @@ final class SnapshotReconciler {
             continue;
           }
           read++;
-          JsonNode event = JSON.readTree(record.value());
+          JsonNode event;
+          try {
+            event = JSON.readTree(record.value());
+          } catch (IOException e) {
+            LOG.warn("skipping {} at {}: not a JSON change event ({})", partition, record.offset(), e.getMessage());
+            continue;
+          }
           JsonNode envelope = event.has("payload") ? event.get("payload") : event;
           String key = new String(record.key(), StandardCharsets.UTF_8);
           JsonNode after = envelope.path("after");
@@ -108,7 +119,7 @@ final class SnapshotReconciler {
                 routing.set(field.getKey(), field.getValue());
               }
             });
-            live.put(key, routing);
+            live.put(key, routing.toString());
           }
           JsonNode source = envelope.path("source");
           long[] position = position(source);
@@ -122,6 +133,9 @@ final class SnapshotReconciler {
     }
     LOG.info("snapshotting {} again: read back {} events of {} live rows in {} ms; rows the new snapshot lacks"
         + " will be deleted when it ends", topic, read, live.size(), (System.nanoTime() - started) / 1_000_000);
+    if (newest == null && !live.isEmpty()) {
+      LOG.warn("{}: no event has a binlog position; the rows the new snapshot lacks cannot be deleted", topic);
+    }
     return newest == null ? null : new SnapshotReconciler(live, newest);
   }
 
@@ -140,14 +154,9 @@ final class SnapshotReconciler {
     long now = System.currentTimeMillis();
     source.put("ts_ms", now);
     Map<String, String> deletes = new HashMap<>();
-    for (Map.Entry<String, ObjectNode> row : unseen.entrySet()) {
-      ObjectNode envelope = JSON.createObjectNode();
-      envelope.set("before", row.getValue());
-      envelope.putNull("after");
-      envelope.set("source", source);
-      envelope.put("op", "d");
-      envelope.put("ts_ms", now);
-      deletes.put(row.getKey(), envelope.toString());
+    String tail = ",\"after\":null,\"source\":" + source + ",\"op\":\"d\",\"ts_ms\":" + now + "}";
+    for (Map.Entry<String, String> row : unseen.entrySet()) {
+      deletes.put(row.getKey(), "{\"before\":" + row.getValue() + tail);
     }
     LOG.info("the new snapshot has ended: {} rows the table no longer has are deleted", deletes.size());
     return deletes;

@@ -58,10 +58,10 @@ public record SourceTable(String url, String host, int port, String database, St
 
   /** The table's columns, read from the server. */
   public List<String> columns() throws SQLException {
-    // The URL's own credentials left out: the password may come from a file.
-    String scheme = url.substring(0, url.indexOf("://") + 3);
-    try (Connection connection = DriverManager.getConnection(scheme + host + ":" + port + "/" + database, user,
-        password);
+    // The URL's other options kept, its credentials given apart: the password may come from a file.
+    String withoutCredentials = url.replaceAll("([?&])(user|password)=[^&]*", "$1").replaceAll("[?&]+$", "")
+        .replaceAll("&&+", "&").replace("?&", "?");
+    try (Connection connection = DriverManager.getConnection(withoutCredentials, user, password);
         Statement statement = connection.createStatement();
         ResultSet none = statement.executeQuery("SELECT * FROM `" + database.replace("`", "``") + "`.`"
             + table.replace("`", "``") + "` WHERE 1 = 0")) {

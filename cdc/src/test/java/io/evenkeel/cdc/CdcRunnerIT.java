@@ -219,7 +219,9 @@ class CdcRunnerIT {
     try (KafkaConsumer<byte[], byte[]> consumer = events("cdc-it-mid-snapshot")) {
       Map<String, Boolean> topic = new HashMap<>();
       ChildProcess runner = startProcess("runner-1");
+      long firstEvents = System.nanoTime() + 60_000_000_000L;
       while (topic.isEmpty()) {
+        assertThat(System.nanoTime()).as("the snapshot's first events, within 60 s").isLessThan(firstEvents);
         readInto(consumer, topic);
       }
       runner.kill();

@@ -77,7 +77,7 @@ public final class SinglesDayReplayer implements Callable<Integer> {
           "--rate must be > 0 and --surge-factor >= 1; got: " + rate + " and " + surgeFactor);
     }
     // Row ids from the clock: a replayer restarted on the same data inserts new rows rather than stale versions of
-    // the previous run's (room for a million inserts per millisecond of wall time between runs).
+    // the previous run's (room for a thousand inserts per millisecond of wall time between runs).
     long firstRowId = System.currentTimeMillis() * 1_000;
     SinglesDayTrace trace = new SinglesDayTrace(seed, tenants, theta, updateShare, firstRowId);
     Properties properties = new Properties();

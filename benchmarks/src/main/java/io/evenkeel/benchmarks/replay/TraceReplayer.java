@@ -96,7 +96,7 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
           ? "as fast as possible" : pace.rate != null ? String.format(Locale.ROOT, "at %,.0f changes/s", pace.rate)
               : String.format(Locale.ROOT, "at %.2fx its pace", pace.speed));
       long base = System.currentTimeMillis();
-      // Row ids past any earlier replay's (room for a million inserts a millisecond between replays).
+      // Row ids past any earlier replay's (room for a thousand inserts a millisecond between replays).
       long rowBase = base * 1_000;
       long start = System.nanoTime();
       long lastReport = start;

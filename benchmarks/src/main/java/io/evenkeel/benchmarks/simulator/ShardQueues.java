@@ -125,7 +125,7 @@ final class ShardQueues {
     for (int shard = 0; shard < shards; shard++) {
       for (int t = Math.max(head[shard], firstMeasuredTick); t < tick; t++) {
         if (waiting[shard][t] > 0) {
-          delays.add((tick - t + 0.5) * tickMillis, waiting[shard][t]);
+          delays.add((tick - t - 0.5) * tickMillis, waiting[shard][t]);
         }
       }
     }

@@ -36,9 +36,12 @@ public final class SimulatedExperiments implements Callable<Integer> {
       among its busy shards; a write's delay is its wait to be indexed (no refresh, network or Kafka). Throughput
       counts the writes indexed after the warm-up, so a policy that drains a backlog the warm-up left shows above
       100% served. The capacities are of this machine's order, not yet calibrated against real runs: the absolute
-      figures are the model's, the comparisons between policies are what count. Spread (fig. 12) is the standard
-      deviation over the mean, so that policies indexing different totals compare. `logstore` is our reading of
-      LogStore's max-flow routing (`LogStoreRouting`'s documentation says how).
+      figures are the model's, the comparisons between policies are what count. Servers hold consecutive ranges of
+      shards, as the local stack lays them out; dynamic secondary hashing's L shards of a tenant are consecutive too,
+      so a hot tenant's shards share few servers. Spread (fig. 12) is the standard deviation over the mean, so that
+      policies indexing different totals compare. Delays are counted in 50 ms ticks: below saturation every policy's
+      p50 and p99 is the first tick's 25 ms. `logstore` is our reading of LogStore's max-flow routing
+      (`LogStoreRouting`'s documentation says how); its "rules" are the routing tables it computed.
 
       **The paper's values** are not beside ours yet: only ESDB's first pages could be read on these machines. The
       shapes to compare are its claims: hashing collapses as skew grows, double hashing spreads every tenant's rows

@@ -4,10 +4,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A fixed number of changes a second a shard may index, for experiments that need a shard to be a bottleneck on a
- * machine where it otherwise is not (ESDB's skew experiments on one 2-core machine): each batch reserves its changes'
- * share of the capacity, after the batches before it, and waits for its turn. Reservations follow arrival order, so a
- * backlog shows as waiting writers, as it would with a slower disk or fewer cores; the wait happens before the
- * shard's write lock, so searches and other shards go on meanwhile.
+ * machine where it otherwise is not (ESDB's skew experiments on one 2-core machine): a batch of n changes takes n
+ * changes' share of a second, after the batches before it, as it would on a slower disk or fewer cores. It waits
+ * before the shard's write lock, so searches and other shards go on meanwhile. A batch waiting longer than its
+ * writer's request timeout (the ingest job's 30 s) is still written when its turn comes while the writer sends it
+ * again: keep the capacity well above what one lane's batches need in that time.
  */
 final class WriteCapacity {
   private final double nanosPerChange;
@@ -22,15 +23,14 @@ final class WriteCapacity {
     this.nanosPerChange = 1e9 / changesPerSecond;
   }
 
-  /** Waits until {@code changes} more changes fit the capacity. */
+  /** Waits until {@code changes} more changes have had their share of the capacity. */
   void acquire(int changes) throws InterruptedException {
-    long start;
+    long done;
     synchronized (this) {
-      long now = System.nanoTime();
-      start = Math.max(now, freeFrom);
-      freeFrom = start + (long) (changes * nanosPerChange);
+      freeFrom = Math.max(System.nanoTime(), freeFrom) + (long) (changes * nanosPerChange);
+      done = freeFrom;
     }
-    long wait = start - System.nanoTime();
+    long wait = done - System.nanoTime();
     if (wait > 0) {
       TimeUnit.NANOSECONDS.sleep(wait);
     }

@@ -219,7 +219,7 @@ class ShardWritesTest {
     assertThat(shard.fetch(List.of(new RowKey(7, 5)))).hasSize(1);
   }
 
-  /** With a write capacity, a shard indexes no faster than it: four batches of 500 at 1,000 a second take 1.5 s. */
+  /** With a write capacity, a shard indexes no faster than it: four batches of 500 at 1,000 a second take 2 s. */
   @Test
   void aShardWithAWriteCapacityIndexesNoFasterThanIt() throws Exception {
     Shard limited = Shard.open(1, dir.resolve("limited"), SETTINGS.withWriteCapacity(1_000), scheduler);
@@ -233,8 +233,7 @@ class ShardWritesTest {
         ShardWriteBatch batch = batch(1, b + 1, changes, false);
         assertThat(limited.write(batch, BATCHES.encode(batch)).applied()).isEqualTo(500);
       }
-      // The fourth batch's turn comes 1.5 s after the first's.
-      assertThat((System.nanoTime() - start) / 1e9).isGreaterThanOrEqualTo(1.5);
+      assertThat((System.nanoTime() - start) / 1e9).isGreaterThanOrEqualTo(2);
     } finally {
       limited.close();
     }
