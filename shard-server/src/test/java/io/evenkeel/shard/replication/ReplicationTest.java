@@ -14,6 +14,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.shard.AddReplicaRequest;
 import io.evenkeel.schemas.shard.AddReplicaResponse;
 import io.evenkeel.schemas.shard.Aggregation;
+import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.NewNrtPointRequest;
 import io.evenkeel.schemas.shard.NewNrtPointResponse;
@@ -52,6 +53,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -142,9 +144,15 @@ class ReplicationTest {
     return live;
   }
 
+  /**
+   * A shard's answer, its groups in key order: a shard lists groups as its segments meet them, which a replica's
+   * searcher may do in another order (the query service sorts them).
+   */
   private static SearchResponse search(ShardServiceBlockingStub server, Query query) {
-    return server.search(SearchRequest.newBuilder().setShard(SHARD).setQuery(query).build()).toBuilder()
-        .clearTookMicros().build();
+    SearchResponse response = server.search(SearchRequest.newBuilder().setShard(SHARD).setQuery(query).build());
+    List<Bucket> buckets = new ArrayList<>(response.getBucketsList());
+    buckets.sort(Comparator.comparing(bucket -> bucket.getKeyList().toString()));
+    return response.toBuilder().clearTookMicros().clearBuckets().addAllBuckets(buckets).build();
   }
 
   private static long count(ShardServiceBlockingStub server) {
