@@ -166,8 +166,9 @@ public final class CdcRunner implements AutoCloseable {
       // Heartbeats only carry the position to store: they go nowhere.
       boolean heartbeat = event.destination().startsWith(HEARTBEAT_PREFIX);
       boolean snapshotRecord = !heartbeat && envelopeField(value, "op").equals("r");
+      String snapshotMark = snapshotRecord ? envelopeField(value, "snapshot") : "";
       // A snapshot begins (again, after a restart or a retried task): what the topic holds so far is to reconcile.
-      if (snapshotRecord && envelopeField(value, "snapshot").equals("first")) {
+      if (snapshotMark.equals("first")) {
         reconciler = SnapshotReconciler.readBack(kafkaProperties, topic, columnMapping);
       }
       if (reconciler != null && !snapshotRecord) {
@@ -178,7 +179,7 @@ public final class CdcRunner implements AutoCloseable {
       }
       if (reconciler != null) {
         reconciler.seen(event.key());
-        if (envelopeField(value, "snapshot").equals("last")) {
+        if (snapshotMark.equals("last")) {
           sendDeletes(sent); // with the last record's batch: its offset says the snapshot is done
         }
       }

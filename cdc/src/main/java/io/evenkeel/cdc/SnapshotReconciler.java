@@ -3,6 +3,7 @@ package io.evenkeel.cdc;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.evenkeel.schemas.change.BinlogVersion;
 import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,13 +28,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Debezium cannot resume a snapshot: a runner stopped before its snapshot ended (or started without its state
  * directory) snapshots the table anew and then streams from the new snapshot's binlog position. A row deleted in
- * between is in neither, so its earlier events would keep it in Evenkeel for good. So when a run begins with a
- * snapshot and the topic already holds events, the reconciler reads the topic back (each row's last event, by key),
+ * between is in neither, so its earlier events would keep it in Evenkeel for good. So when a snapshot begins and
+ * the topic already holds events, the reconciler reads the topic back (each row's last event, by key),
  * strikes off every row the new snapshot has, and when the snapshot ends hands back a delete for each row left: an
  * envelope whose before-image has the row's routing columns (tenant, row id, creation time: what a delete needs),
- * with a binlog position just after the newest the topic held. That position is above every earlier event of the
- * row, and below the new snapshot's and every event streamed after it: a row deleted and inserted again since keeps
- * its insert.
+ * with a binlog position just after the newest the topic held ({@link BinlogVersion}, as the ingest job orders
+ * them). That position is above every earlier event of the row, and below the new snapshot's and every event
+ * streamed after it: a row deleted and inserted again since keeps its insert.
  *
  * <p>Memory: each live row's key and routing columns, as text (a few hundred bytes a row), while the snapshot runs.
  * The topic must keep each row's last event (no retention by time or size, or compaction), as for any Debezium topic
@@ -71,7 +72,7 @@ final class SnapshotReconciler {
     long started = System.nanoTime();
     Map<String, String> live = new HashMap<>();
     ObjectNode newest = null;
-    long[] newestPosition = null;
+    long newestVersion = 0;
     long read = 0;
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -122,9 +123,15 @@ final class SnapshotReconciler {
             live.put(key, routing.toString());
           }
           JsonNode source = envelope.path("source");
-          long[] position = position(source);
-          if (position != null && (newestPosition == null || compare(position, newestPosition) > 0)) {
-            newestPosition = position;
+          long version;
+          try {
+            version = BinlogVersion.of(source.path("file").asText(""), source.path("pos").asLong(-1),
+                source.path("row").asLong(0));
+          } catch (IllegalArgumentException e) {
+            continue; // no binlog position: the job dead-letters such an event, so it versions no row
+          }
+          if (newest == null || version > newestVersion) {
+            newestVersion = version;
             newest = (ObjectNode) source;
           }
         }
@@ -160,29 +167,5 @@ final class SnapshotReconciler {
     }
     LOG.info("the new snapshot has ended: {} rows the table no longer has are deleted", deletes.size());
     return deletes;
-  }
-
-  /** A binlog position (file number, position, row), or null when the source has none. */
-  private static long[] position(JsonNode source) {
-    String file = source.path("file").asText("");
-    int dot = file.lastIndexOf('.');
-    if (dot < 0 || !source.has("pos")) {
-      return null;
-    }
-    try {
-      return new long[] {Long.parseLong(file.substring(dot + 1)), source.get("pos").asLong(),
-          source.path("row").asLong(0)};
-    } catch (NumberFormatException e) {
-      return null;
-    }
-  }
-
-  private static int compare(long[] a, long[] b) {
-    for (int i = 0; i < a.length; i++) {
-      if (a[i] != b[i]) {
-        return Long.compare(a[i], b[i]);
-      }
-    }
-    return 0;
   }
 }

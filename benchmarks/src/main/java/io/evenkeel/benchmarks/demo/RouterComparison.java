@@ -1,5 +1,6 @@
 package io.evenkeel.benchmarks.demo;
 
+import io.evenkeel.benchmarks.report.Stats;
 import io.evenkeel.benchmarks.trace.WriteTrace;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.planner.OffsetSizeProposal;

@@ -1,18 +1,9 @@
 package io.evenkeel.benchmarks.replay;
 
-import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
-import java.nio.charset.StandardCharsets;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,9 +17,6 @@ import picocli.CommandLine.Option;
 @Command(name = "singles-day-replayer", mixinStandardHelpOptions = true,
     description = "Streams a skewed, Single's-Day-shaped workload of transaction_logs changes to Kafka.")
 public final class SinglesDayReplayer implements Callable<Integer> {
-  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
-      SingleObjectCodec.of(TransactionLogChange.class);
-
   @Option(names = "--bootstrap-servers", required = true)
   String bootstrapServers;
 
@@ -80,11 +68,6 @@ public final class SinglesDayReplayer implements Callable<Integer> {
     // the previous run's (room for a thousand inserts per millisecond of wall time between runs).
     long firstRowId = System.currentTimeMillis() * 1_000;
     SinglesDayTrace trace = new SinglesDayTrace(seed, tenants, theta, updateShare, firstRowId);
-    Properties properties = new Properties();
-    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
-    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "singles-day-replayer");
-    AtomicReference<Exception> failure = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       stopping = true;
@@ -94,8 +77,8 @@ public final class SinglesDayReplayer implements Callable<Integer> {
         Thread.currentThread().interrupt();
       }
     }, "replayer-shutdown"));
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
+    // Kafka's default batch size: 16 KiB.
+    try (ChangeProducer producer = new ChangeProducer(bootstrapServers, topic, "singles-day-replayer", 16_384)) {
       long start = System.nanoTime();
       long sent = 0;
       double allowed = 0;
@@ -104,7 +87,7 @@ public final class SinglesDayReplayer implements Callable<Integer> {
       boolean moved = false;
       System.out.printf("replaying: %.0f changes/s (x%.1f for the first %d s), theta %.2f over %d tenants%n",
           rate, surgeFactor, surgeSeconds, theta, tenants);
-      while (!stopping && failure.get() == null) {
+      while (!stopping && !producer.failed()) {
         long now = System.nanoTime();
         double elapsedS = (now - start) / 1e9;
         if (durationSeconds > 0 && elapsedS >= durationSeconds) {
@@ -122,13 +105,7 @@ public final class SinglesDayReplayer implements Callable<Integer> {
         allowed = Math.min(allowed + currentRate * (now - last) / 1e9, currentRate);
         last = now;
         for (; allowed >= 1; allowed--) {
-          TransactionLogChange change = trace.next(System.currentTimeMillis());
-          byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
-          producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (metadata, e) -> {
-            if (e != null) {
-              failure.compareAndSet(null, e);
-            }
-          });
+          producer.send(trace.next(System.currentTimeMillis()));
           sent++;
         }
         if (now - lastReport >= TimeUnit.SECONDS.toNanos(10)) {
@@ -137,13 +114,10 @@ public final class SinglesDayReplayer implements Callable<Integer> {
         }
         Thread.sleep(5);
       }
-      producer.flush();
       System.out.printf("stopped after %,d changes%n", sent);
+      producer.flush();
     } finally {
       done.countDown();
-    }
-    if (failure.get() != null) {
-      throw new IllegalStateException("producing to " + topic + " at " + bootstrapServers + " failed", failure.get());
     }
     return 0;
   }

@@ -2,22 +2,14 @@ package io.evenkeel.benchmarks.replay;
 
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.specific.SpecificDatumReader;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -34,9 +26,6 @@ import picocli.CommandLine.Option;
 @Command(name = "trace-replayer", mixinStandardHelpOptions = true,
     description = "Streams a Single's-Day trace file into Kafka at its own pace, a fixed rate, or as fast as possible.")
 public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
-  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
-      SingleObjectCodec.of(TransactionLogChange.class);
-
   @Option(names = "--trace", required = true, description = "The trace file.")
   Path trace;
 
@@ -77,16 +66,9 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
     if (!(pace.speed > 0) || pace.rate != null && !(pace.rate > 0)) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--speed and --rate must be > 0");
     }
-    Properties properties = new Properties();
-    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
-    properties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "trace-replayer");
-    AtomicReference<Exception> failure = new AtomicReference<>();
     try (DataFileReader<TransactionLogChange> reader =
             new DataFileReader<>(trace.toFile(), new SpecificDatumReader<>(TransactionLogChange.class));
-        KafkaProducer<byte[], byte[]> producer =
-            new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer())) {
+        ChangeProducer producer = new ChangeProducer(bootstrapServers, topic, "trace-replayer", 256 * 1024)) {
       Map<String, String> metadata = new HashMap<>();
       for (String key : reader.getMetaKeys()) {
         metadata.put(key, reader.getMetaString(key));
@@ -103,7 +85,7 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
       long sent = 0;
       long maxBehind = 0;
       TransactionLogChange change = null;
-      while (reader.hasNext() && failure.get() == null) {
+      while (reader.hasNext() && !producer.failed()) {
         change = reader.next(change);
         long due = dueNanos(start, change.getModifiedTime(), sent);
         long now = System.nanoTime();
@@ -117,12 +99,7 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
         change.setCreatedTime(base + change.getCreatedTime());
         change.setModifiedTime(base + change.getModifiedTime());
         change.setRowId(rowBase + change.getRowId());
-        byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
-        producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
-          if (e != null) {
-            failure.compareAndSet(null, e);
-          }
-        });
+        producer.send(change);
         sent++;
         if (now - lastReport >= TimeUnit.SECONDS.toNanos(5)) {
           System.out.printf(Locale.ROOT, "%.0f s: %,d changes sent (%,.0f/s)%s%n", (now - start) / 1e9, sent,
@@ -132,10 +109,6 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
         }
       }
       producer.flush();
-      if (failure.get() != null) {
-        throw new IllegalStateException("producing to " + topic + " at " + bootstrapServers + " failed",
-            failure.get());
-      }
       Summary summary = new Summary(sent, (System.nanoTime() - start) / 1e9, maxBehind / 1e9);
       System.out.printf(Locale.ROOT, "replayed %,d changes in %.1f s (%,.0f/s), at most %.1f s behind schedule%n",
           summary.changes(), summary.seconds(), summary.rate(), summary.maxBehindSeconds());

@@ -3,6 +3,7 @@ package io.evenkeel.benchmarks.simulator;
 import io.evenkeel.router.hashing.KeyHash;
 import io.evenkeel.router.hashing.ShardFormula;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -167,7 +168,7 @@ final class LogStoreRouting implements SimulatedPolicy {
       });
       boolean grown = false;
       for (long tenant : large) {
-        double routed = sum(flows.get(tenant));
+        double routed = Arrays.stream(flows.get(tenant)).sum();
         double unrouted = writesByTenant.get(tenant) - routed;
         if (unrouted <= 1e-6 * writesByTenant.get(tenant)) {
           continue;
@@ -198,7 +199,7 @@ final class LogStoreRouting implements SimulatedPolicy {
     Map<Long, Route> next = new HashMap<>();
     for (long tenant : large) {
       double[] flow = flows.get(tenant);
-      double routed = sum(flow);
+      double routed = Arrays.stream(flow).sum();
       int home = formula.baseShard(tenant);
       List<Integer> used = new ArrayList<>();
       for (int shard : candidates.get(tenant)) {
@@ -253,14 +254,6 @@ final class LogStoreRouting implements SimulatedPolicy {
     }
     tenantEdges.forEach((edge, ends) -> byTenant.get(ends[0])[(int) ends[1]] = flow.getFlowMap().get(edge));
     return byTenant;
-  }
-
-  private static double sum(double[] values) {
-    double total = 0;
-    for (double value : values) {
-      total += value;
-    }
-    return total;
   }
 
   @Override

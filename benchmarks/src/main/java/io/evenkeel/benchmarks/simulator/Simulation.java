@@ -1,9 +1,11 @@
 package io.evenkeel.benchmarks.simulator;
 
+import io.evenkeel.benchmarks.report.Stats;
 import io.evenkeel.benchmarks.trace.ZipfTenants;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.policy.RoutingPolicy;
 import java.util.Arrays;
+import java.util.DoubleSummaryStatistics;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +90,7 @@ public final class Simulation {
     double measuredSeconds = (ticks - warmupTicks) * tick / 1000;
     double[] shards = perSecond(queues.served(), measuredSeconds);
     double[] servers = perSecond(queues.servedByServer(), measuredSeconds);
-    double[] sizes = queues.stored();
+    DoubleSummaryStatistics sizes = Arrays.stream(queues.stored()).summaryStatistics();
     double top = 0;
     double others = 0;
     int sampled = 0;
@@ -100,9 +102,10 @@ public final class Simulation {
         sampled++;
       }
     }
-    return new SimulationResult(policy.name(), scenario, offered / measuredSeconds, sum(shards),
-        queues.delays().quantile(0.5), queues.delays().quantile(0.99), relativeStdDev(shards), relativeStdDev(servers),
-        max(sizes) / Math.max(1, min(sizes)), top / Math.min(TOP_TENANTS, scenario.tenants()),
+    return new SimulationResult(policy.name(), scenario, offered / measuredSeconds, Arrays.stream(shards).sum(),
+        queues.delays().quantile(0.5), queues.delays().quantile(0.99), Stats.coefficientOfVariation(shards),
+        Stats.coefficientOfVariation(servers), sizes.getMax() / Math.max(1, sizes.getMin()),
+        top / Math.min(TOP_TENANTS, scenario.tenants()),
         sampled == 0 ? Double.NaN : others / sampled, policy.rules(), timeline);
   }
 
@@ -127,39 +130,5 @@ public final class Simulation {
       rates[i] = counts[i] / seconds;
     }
     return rates;
-  }
-
-  static double sum(double[] values) {
-    double total = 0;
-    for (double value : values) {
-      total += value;
-    }
-    return total;
-  }
-
-  /** Standard deviation over the mean. */
-  static double relativeStdDev(double[] values) {
-    double mean = sum(values) / values.length;
-    double squares = 0;
-    for (double value : values) {
-      squares += (value - mean) * (value - mean);
-    }
-    return mean == 0 ? 0 : Math.sqrt(squares / values.length) / mean;
-  }
-
-  private static double max(double[] values) {
-    double max = Double.NEGATIVE_INFINITY;
-    for (double value : values) {
-      max = Math.max(max, value);
-    }
-    return max;
-  }
-
-  private static double min(double[] values) {
-    double min = Double.POSITIVE_INFINITY;
-    for (double value : values) {
-      min = Math.min(min, value);
-    }
-    return min;
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.evenkeel.ingest.source.RecordFormat;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.change.BinlogVersion;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.ColumnMapping;
@@ -49,9 +50,6 @@ import java.util.Map;
 public final class DebeziumEnvelopeFormat implements RecordFormat {
   private static final long serialVersionUID = 1L;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int ROW_BITS = 11;
-  private static final int POS_BITS = 32;
-  private static final int FILE_BITS = 63 - POS_BITS - ROW_BITS;
 
   private final ColumnMapping mapping;
   private final ZoneId datetimeZone;
@@ -214,25 +212,10 @@ public final class DebeziumEnvelopeFormat implements RecordFormat {
         .toLowerCase(Locale.ROOT) + " " + node);
   }
 
-  /** The binlog position packed into a version: file number, then position, then row within the event. */
+  /** The event's binlog position as its version ({@link BinlogVersion}). */
   static long version(JsonNode source) {
-    String file = source.path("file").asText("");
-    long pos = source.path("pos").asLong(-1);
-    long row = source.path("row").asLong(0);
-    int dot = file.lastIndexOf('.');
-    long number;
-    try {
-      number = Long.parseLong(file.substring(dot + 1));
-    } catch (NumberFormatException | IndexOutOfBoundsException e) {
-      throw new IllegalArgumentException("change event has no binlog file in its source: '" + file + "'");
-    }
-    if (number < 0 || number >= 1L << FILE_BITS || pos < 0 || pos >= 1L << POS_BITS || row < 0
-        || row >= 1L << ROW_BITS) {
-      throw new IllegalArgumentException("binlog position " + file + ":" + pos + " row " + row
-          + " does not fit a version (files below " + (1L << FILE_BITS) + ", positions below 2^32, rows per event "
-          + "below " + (1L << ROW_BITS) + ")");
-    }
-    return number << (POS_BITS + ROW_BITS) | pos << ROW_BITS | row;
+    return BinlogVersion.of(source.path("file").asText(""), source.path("pos").asLong(-1),
+        source.path("row").asLong(0));
   }
 
   private static String table(JsonNode source) {

@@ -1,0 +1,64 @@
+package io.evenkeel.benchmarks.replay;
+
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Changes to the ingest topic as native producers write them: Avro single-object {@code TransactionLogChange}s keyed
+ * by {@code tenant:row}. Sends do not wait; the first failure is kept, and {@link #flush} throws it.
+ */
+final class ChangeProducer implements AutoCloseable {
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  private final String bootstrapServers;
+  private final String topic;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final AtomicReference<Exception> failure = new AtomicReference<>();
+
+  ChangeProducer(String bootstrapServers, String topic, String clientId, int batchBytes) {
+    this.bootstrapServers = bootstrapServers;
+    this.topic = topic;
+    Properties properties = new Properties();
+    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    properties.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);
+    properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  void send(TransactionLogChange change) {
+    byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
+    producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
+      if (e != null) {
+        failure.compareAndSet(null, e);
+      }
+    });
+  }
+
+  /** Whether a send has failed: stop sending. */
+  boolean failed() {
+    return failure.get() != null;
+  }
+
+  /** Waits until Kafka has every change sent; throws the first failure. */
+  void flush() {
+    producer.flush();
+    if (failure.get() != null) {
+      throw new IllegalStateException("producing to " + topic + " at " + bootstrapServers + " failed",
+          failure.get());
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}
