@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.router.protocol.RuleListClient;
+import io.evenkeel.router.protocol.RuleProtocolConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -15,6 +17,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * Evenkeel as a user runs it: {@code bin/evenkeel local --no-replay} on free loopback ports with its own data
@@ -67,6 +72,30 @@ public final class EvenkeelPeer implements AutoCloseable {
   /** The stack's first port: ZooKeeper listens there, shard server i on +10+i. */
   public int basePort() {
     return basePort;
+  }
+
+  /** The stack's Kafka brokers, where the ingest topic {@code transaction-logs} is, as {@code stack.json} names them. */
+  public String bootstrapServers() throws IOException {
+    return stackInfo().path("bootstrap_servers").asText();
+  }
+
+  /** How many routing rules the stack has committed: the rule list in ZooKeeper, as {@code stack.json} names it. */
+  public int committedRules() throws Exception {
+    JsonNode info = stackInfo();
+    try (CuratorFramework zookeeper = CuratorFrameworkFactory.newClient(info.path("zookeeper").asText(),
+        new ExponentialBackoffRetry(200, 3))) {
+      zookeeper.start();
+      try (RuleListClient rules = new RuleListClient(zookeeper,
+          RuleProtocolConfig.builder(info.path("zookeeper_root").asText(), info.path("shards").asInt()).build())) {
+        rules.start();
+        return rules.refresh().size();
+      }
+    }
+  }
+
+  /** {@code <data dir>/stack.json}: where the running stack listens, written by it once it is ready. */
+  private JsonNode stackInfo() throws IOException {
+    return JSON.readTree(dataDir.resolve("stack.json").toFile());
   }
 
   /** Runs {@code bin/evenkeel load FILE --wait}: returns once every row is searchable, or throws with its output. */

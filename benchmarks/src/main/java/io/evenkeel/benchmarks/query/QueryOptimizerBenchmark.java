@@ -38,7 +38,9 @@ import org.apache.lucene.util.IOUtils;
  * query runs with both plans back to back and must give the same rows.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.QueryOptimizerBenchmark
- * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS] [--select ITEMS] [--window PERCENT,...]}
+ * [--rows N] [--queries N] [--top N] [--shards N] [--force-merge MAX_SEGMENTS] [--select ITEMS] [--window PERCENT,...]
+ * [--out DIR] [--report FILE]}: besides its printout, {@code optimizer.csv} and {@code optimizer.png} (mean latency
+ * against the number of predicate columns, ESDB's fig. 17) in {@code --out}, and its section of the report.
  */
 public final class QueryOptimizerBenchmark {
   private static final int TENANTS = 10_000;
@@ -53,6 +55,8 @@ public final class QueryOptimizerBenchmark {
     String select = stringArg(args, "--select", "row_id, created_time, status, price");
     List<Integer> windows = Stream.of(stringArg(args, "--window", "1,10,100").split(",")).map(String::trim)
         .map(Integer::parseInt).toList();
+    Path out = Path.of(stringArg(args, "--out", "benchmarks/results/paper"));
+    Path report = Path.of(stringArg(args, "--report", "benchmarks/REPORT.md"));
     Path work = Files.createTempDirectory("evenkeel-query-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
     long[] topTenants = IntStream.rangeClosed(1, top).mapToLong(rank -> generator.tenants().tenantAtRank(rank)).toArray();
@@ -78,10 +82,17 @@ public final class QueryOptimizerBenchmark {
         long first = RowGenerator.startTime();
         List<Double> allOn = new ArrayList<>();
         List<Double> allOff = new ArrayList<>();
+        List<Sample> samples = new ArrayList<>();
         for (int window : windows) {
           System.out.printf(Locale.ROOT, "%ncreated_time window: %d%% of the data%n", window);
-          compare(on, off, new Random(7), select, window, topTenants, queries, generator, first, last, allOn, allOff);
+          compare(on, off, new Random(7), select, window, topTenants, queries, generator, first, last, allOn, allOff,
+              samples);
         }
+        String setup = String.format(Locale.ROOT, "%,d rows (Zipf θ = 1 over %,d tenants) in %d shards, the top %d"
+            + " tenants each on 4 of them; per tenant and window %,d queries of 3-10 predicate columns, ORDER BY"
+            + " created_time DESC LIMIT 20, one client, both plans back to back", rows, TENANTS, numShards, top,
+            queries);
+        OptimizerFigures.write(out, report, String.join(" ", args), setup, samples);
         if (windows.size() > 1) {
           System.out.printf(Locale.ROOT, "%nall %,d queries (windows %s): optimized mean %.2f ms, p99 %.2f ms; "
               + "plain mean %.2f ms, p99 %.2f ms; mean latency ratio %.2fx%n", allOn.size(), windows, mean(allOn),
@@ -99,7 +110,7 @@ public final class QueryOptimizerBenchmark {
    */
   private static void compare(QueryService on, QueryService off, Random random, String select, int window,
       long[] topTenants, int queries, RowGenerator generator, long first, long last, List<Double> totalOn,
-      List<Double> totalOff) {
+      List<Double> totalOff, List<Sample> samples) {
     for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
       String sql = query(random, select, window, topTenants[i % topTenants.length], i, first, last);
       on.execute(sql, List.of(), false, Access.ALL);
@@ -122,6 +133,7 @@ public final class QueryOptimizerBenchmark {
         if (!a.rows().equals(b.rows())) {
           throw new IllegalStateException("plans disagree on " + sql + ": " + a.rows() + " vs " + b.rows());
         }
+        samples.add(new Sample(window, columns(i), timesOn.get(timesOn.size() - 1), timesOff.get(timesOff.size() - 1)));
         shardOn.add(a.shardSearchMicros() / 1e3);
         shardOff.add(b.shardSearchMicros() / 1e3);
       }
@@ -160,10 +172,18 @@ public final class QueryOptimizerBenchmark {
         "seller_nick = 'seller-" + tenant + "'",
         "buyer_nick != 'buyer-" + random.nextInt(100_000) + "'",
         "modified_time >= " + from));
-    int columns = 3 + i % 8;
+    int columns = columns(i);
     return "SELECT " + select + " FROM transaction_logs WHERE "
         + String.join(" AND ", predicates.subList(0, columns)) + " ORDER BY created_time DESC LIMIT 20";
   }
+
+  /** How many predicate columns query {@code i} has: 3 to 10, in turn. */
+  static int columns(int i) {
+    return 3 + i % 8;
+  }
+
+  /** One query's latency with both plans: its created_time window (% of the data) and predicate columns. */
+  record Sample(int window, int columns, double optimizedMs, double plainMs) {}
 
   /**
    * The scan list for this workload: columns whose predicates keep most rows (status IN two of six values, quantity,

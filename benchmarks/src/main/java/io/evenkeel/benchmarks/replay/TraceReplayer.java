@@ -32,7 +32,10 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
   @Option(names = "--bootstrap-servers", required = true)
   String bootstrapServers;
 
-  @Option(names = "--topic", defaultValue = "transaction-logs")
+  /** The ingest topic, as the local stack names it. */
+  public static final String TOPIC = "transaction-logs";
+
+  @Option(names = "--topic", defaultValue = TOPIC)
   String topic;
 
   @ArgGroup(exclusive = true)
@@ -47,6 +50,32 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
 
     @Option(names = "--as-fast-as-possible", description = "No pace: as fast as Kafka takes the changes.")
     boolean asFastAsPossible;
+  }
+
+  private SendListener listener = (change, nanos) -> {};
+
+  /**
+   * Told of each change as it is sent: the change as sent (times and row id moved) and {@link System#nanoTime}. The
+   * change object is reused for the next one: read it, do not keep it.
+   */
+  public interface SendListener {
+    void sent(TransactionLogChange change, long nanoTime);
+  }
+
+  /** A replay of {@code trace} into {@code bootstrapServers}' ingest topic at {@code speed} times its own pace. */
+  public static TraceReplayer atSpeed(Path trace, String bootstrapServers, double speed) {
+    TraceReplayer replayer = new TraceReplayer();
+    replayer.trace = trace;
+    replayer.bootstrapServers = bootstrapServers;
+    replayer.topic = TOPIC;
+    replayer.pace.speed = speed;
+    return replayer;
+  }
+
+  /** Tells {@code newListener} of each change sent (on the replaying thread: it must be quick). */
+  public TraceReplayer onSend(SendListener newListener) {
+    this.listener = newListener;
+    return this;
   }
 
   /** What a replay did: changes sent, in how long, and the furthest it fell behind its schedule. */
@@ -100,6 +129,7 @@ public final class TraceReplayer implements Callable<TraceReplayer.Summary> {
         change.setModifiedTime(base + change.getModifiedTime());
         change.setRowId(rowBase + change.getRowId());
         producer.send(change);
+        listener.sent(change, now);
         sent++;
         if (now - lastReport >= TimeUnit.SECONDS.toNanos(5)) {
           System.out.printf(Locale.ROOT, "%.0f s: %,d changes sent (%,.0f/s)%s%n", (now - start) / 1e9, sent,

@@ -3,6 +3,8 @@ package io.evenkeel.benchmarks.replication;
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.benchmarks.peer.PeerRows;
 import io.evenkeel.benchmarks.peer.ProcessCpu;
+import io.evenkeel.benchmarks.report.ExperimentOutput;
+import io.evenkeel.benchmarks.report.PaperReport;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.cluster.ClusterState;
 import io.evenkeel.router.cluster.ClusterStateClient;
@@ -83,6 +85,10 @@ public final class ReplicationBenchmark implements Callable<Integer> {
 
   @Option(names = "--out", defaultValue = "benchmarks/results")
   Path out;
+
+  @Option(names = "--report", defaultValue = "benchmarks/REPORT.md",
+      description = "The report whose replication section [ESDB fig. 15] this run rewrites.")
+  Path report;
 
   /** One run of one mode. */
   record Run(String mode, Writes direct, Writes load, double lagP50Ms, double lagP99Ms, double promotionSeconds,
@@ -320,8 +326,8 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     StringBuilder md = new StringBuilder();
     md.append(String.format(Locale.ROOT, "## Physical against logical replication, %s%n%n",
         LocalDateTime.now().withNano(0)));
-    md.append(String.format(Locale.ROOT, "`bin/evenkeel local --no-replay --shard-servers %d --shards %d --replicas 1 "
-        + "--replication physical|logical`; %d rounds per mode, alternating, each on a fresh stack; medians. Each run: "
+    String setup = String.format(Locale.ROOT, "`bin/evenkeel local --no-replay --shard-servers %d --shards %d"
+        + " --replicas 1 --replication physical|logical`; %d rounds per mode, alternating, each on a fresh stack; medians. Each run: "
         + "%,d rows (%d Zipf(1) tenants) loaded with `bin/evenkeel load --wait`, unmeasured (warm-up); then "
         + "**load**: %,d new rows with `bin/evenkeel load --wait` (Kafka, the Flink job and the loader share the 2 "
         + "cores with the shard servers); %,d rows written straight to the primaries, unmeasured; then **direct "
@@ -330,7 +336,9 @@ public final class ReplicationBenchmark implements Callable<Integer> {
         + "and replica searches them. Replica lag sampled every 200 ms through both. Failover: `kill -9` of "
         + "shard-server-0 one second into a third load of %,d rows (ZooKeeper session timeout 10 s).%n%n",
         shardServers, shards, rounds, rows, tenants, rows, rows / 4, rows, DirectWrites.BATCH_ROWS,
-        DirectWrites.IN_FLIGHT_PER_SHARD, rows));
+        DirectWrites.IN_FLIGHT_PER_SHARD, rows);
+    md.append(setup);
+    int tables = md.length();
     md.append("| figure | physical | logical | physical / logical |\n|---|---:|---:|---:|\n");
     for (String figure : medians.get("physical").keySet()) {
       double p = medians.get("physical").get(figure);
@@ -353,9 +361,22 @@ public final class ReplicationBenchmark implements Callable<Integer> {
     Files.createDirectories(out);
     Path markdown = out.resolve("replication-" + stamp + ".md");
     Path png = out.resolve("replication-" + stamp + ".png");
+    List<List<Object>> byRun = new ArrayList<>();
+    for (int i = 0; i < runs.size(); i++) {
+      Run r = runs.get(i);
+      byRun.add(List.of(i / 2 + 1, r.mode(), r.direct().rowsPerSecond(), r.direct().ackedRowsPerSecond(),
+          r.direct().shardServerCpuSeconds(), r.load().rowsPerSecond(), r.load().shardServerCpuSeconds(),
+          r.lagP50Ms(), r.lagP99Ms(), r.promotionSeconds(), r.failoverLoadSeconds()));
+    }
+    Path csv = new ExperimentOutput(out).csv("replication-" + stamp, List.of("round", "mode", "direct_rows_per_s",
+        "direct_acked_rows_per_s", "direct_shard_server_cpu_s", "load_rows_per_s", "load_shard_server_cpu_s",
+        "lag_p50_ms", "lag_p99_ms", "promotion_s", "failover_load_s"), byRun);
+    chart(png, medians);
+    PaperReport.section(report, "replication", "Physical against logical replication [ESDB fig. 15]",
+        "java -cp benchmarks/target/benchmarks.jar " + getClass().getName() + " --rows " + rows + " --tenants "
+            + tenants + " --rounds " + rounds + " --shard-servers " + shardServers + " --shards " + shards, setup.strip().replaceAll("\\.$", ""), csv, md.substring(tables), List.of(png));
     md.append(String.format("%n![physical against logical](%s)%n", png.getFileName()));
     Files.writeString(markdown, md);
-    chart(png, medians);
     System.out.println();
     System.out.print(md);
     System.out.println("written: " + markdown + ", " + png);

@@ -27,6 +27,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  * on its own.
  */
 public final class ExperimentOutput {
+  private static final String SIMULATED = " (simulated)";
   private final Path dir;
 
   public ExperimentOutput(Path dir) throws IOException {
@@ -57,7 +58,8 @@ public final class ExperimentOutput {
 
   /**
    * Draws {@code name}.png: one line a series, each a list of (x, y) points; a logarithmic y axis when {@code logY}
-   * (delays that grow without bound under overload).
+   * (delays that grow without bound under overload). A series named "X (simulated)" is dashed, in X's colour when
+   * there is a series X.
    */
   public Path lineChart(String name, String title, String xLabel, String yLabel, Map<String, List<double[]>> series,
       boolean logY) throws IOException {
@@ -74,10 +76,23 @@ public final class ExperimentOutput {
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-    for (int i = 0; i < data.getSeriesCount(); i++) {
-      renderer.setSeriesStroke(i, new BasicStroke(2f));
-    }
     plot.setRenderer(renderer);
+    List<String> names = new ArrayList<>(series.keySet());
+    for (int i = 0; i < data.getSeriesCount(); i++) {
+      String base = names.get(i).endsWith(SIMULATED) ? names.get(i).substring(0,
+          names.get(i).length() - SIMULATED.length()) : null;
+      if (base == null) {
+        renderer.setSeriesStroke(i, new BasicStroke(2f));
+        renderer.lookupSeriesPaint(i); // the real series take the first colours, in order
+        continue;
+      }
+      renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND, 1f,
+          new float[] {6f, 4f}, 0f));
+      int real = names.indexOf(base);
+      if (real >= 0) {
+        renderer.setSeriesPaint(i, renderer.lookupSeriesPaint(real));
+      }
+    }
     if (logY) {
       LogAxis axis = new LogAxis(yLabel);
       axis.setSmallestValue(1e-3);
@@ -99,12 +114,17 @@ public final class ExperimentOutput {
 
   /**
    * Replaces the section {@code name} of the report (between {@code <!-- begin name -->} and {@code <!-- end name
-   * -->}) with {@code markdown}, or appends it; the report is created with {@code preamble} when missing.
+   * -->}) with {@code markdown}, or appends it; what comes before the first section is {@code preamble}.
    */
   public static void updateReport(Path report, String preamble, String name, String markdown) throws IOException {
     String begin = "<!-- begin " + name + " -->";
     String end = "<!-- end " + name + " -->";
-    String text = Files.exists(report) ? Files.readString(report) : preamble.strip() + "\n";
+    String text = preamble.strip() + "\n";
+    if (Files.exists(report)) {
+      String old = Files.readString(report);
+      int sections = old.indexOf("<!-- begin ");
+      text += sections < 0 ? "" : "\n" + old.substring(sections);
+    }
     String section = begin + "\n" + markdown.strip() + "\n" + end;
     int from = text.indexOf(begin);
     int to = text.indexOf(end);

@@ -1,0 +1,89 @@
+package io.evenkeel.launcher.experiments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.benchmarks.experiments.StackExperiments;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The real-stack experiments' smoke scale, so that the command keeps working: a calibration, one rate point, one θ
+ * point with its queries and an adaptivity replay, each policy on its own {@code bin/evenkeel local} with capped
+ * shards; the CSV files, charts and report sections are written and hold what the stacks did. (In the launcher's
+ * tests: it runs {@code bin/evenkeel}, which needs every jar built.)
+ */
+class StackExperimentsIT {
+  private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+
+  @TempDir Path dir;
+
+  @Test
+  void smokeScaleRunsEveryExperimentOnRealStacks() throws Exception {
+    Path out = dir.resolve("results");
+    Path report = dir.resolve("REPORT.md");
+    int exit = new CommandLine(new StackExperiments()).execute("--scale", "smoke", "--repo", REPO.toString(),
+        "--work", dir.resolve("work").toString(), "--out", out.toString(), "--report", report.toString());
+    assertThat(exit).isZero();
+
+    // One tenant at twice a shard's capacity of 100 changes/s: what one shard indexes is about that capacity.
+    Map<String, String> calibration = csv(out.resolve("stack-calibration.csv")).get(0);
+    assertThat(Double.parseDouble(calibration.get("throughput_heavy"))).isBetween(30.0, 120.0);
+    assertThat(Double.parseDouble(calibration.get("delay_p50_light_ms"))).isBetween(1.0, 10_000.0);
+
+    for (String experiment : List.of("stack-rate", "stack-theta")) {
+      List<Map<String, String>> rows = csv(out.resolve(experiment + ".csv"));
+      assertThat(rows).extracting(row -> row.get("simulated_policy"))
+          .containsExactly("hashing", "dynamic", "logstore");
+      for (Map<String, String> real : rows.subList(0, 2)) {
+        assertThat(Double.parseDouble(real.get("throughput"))).isPositive();
+        assertThat(Integer.parseInt(real.get("probes"))).isPositive();
+        assertThat(Double.parseDouble(real.get("delay_p99_ms")))
+            .isGreaterThanOrEqualTo(Double.parseDouble(real.get("delay_p50_ms")));
+      }
+    }
+    // Under hashing every tenant's rows are on one shard, and EXPLAIN's route says so.
+    List<Map<String, String>> queries = csv(out.resolve("stack-queries.csv"));
+    assertThat(queries).hasSize(4);
+    assertThat(queries).allSatisfy(row -> assertThat(Double.parseDouble(row.get("queries_per_second"))).isPositive());
+    assertThat(queries).filteredOn(row -> row.get("policy").equals("hashing"))
+        .extracting(row -> Double.parseDouble(row.get("fanout"))).containsExactly(1.0, 1.0);
+
+    // Searchable rows a second (a 10 s mean) in the adaptivity replay, 12 s at 60% of 400 changes/s, real and
+    // simulated: at its end some, and no more than the 4 shards of 100 changes/s index.
+    List<Map<String, String>> adaptivity = csv(out.resolve("stack-adaptivity.csv"));
+    assertThat(adaptivity).extracting(row -> row.get("policy")).contains("hashing", "dynamic",
+        "dynamic (simulated)", "logstore (simulated)");
+    double lastMean = adaptivity.stream().filter(row -> row.get("policy").equals("dynamic"))
+        .mapToDouble(row -> Double.parseDouble(row.get("searchable_rows_per_s"))).reduce((a, b) -> b).orElseThrow();
+    assertThat(lastMean).isBetween(1.0, 1.1 * 400);
+
+    String markdown = Files.readString(report);
+    for (String section : List.of("stack-calibration", "stack-rate", "stack-theta", "stack-queries",
+        "stack-adaptivity")) {
+      assertThat(markdown).contains("<!-- begin " + section + " -->", "<!-- end " + section + " -->");
+    }
+    for (String chart : List.of("stack-rate-throughput", "stack-rate-delay", "stack-theta-throughput",
+        "stack-theta-delay", "stack-queries", "stack-adaptivity")) {
+      assertThat(Files.readAllBytes(out.resolve(chart + ".png"))).startsWith((byte) 0x89, (byte) 'P', (byte) 'N');
+    }
+  }
+
+  /** A CSV file's rows by column name (the experiments quote no cell of these columns). */
+  private static List<Map<String, String>> csv(Path file) throws Exception {
+    List<String> lines = Files.readAllLines(file);
+    String[] header = lines.get(0).split(",", -1);
+    return lines.stream().skip(1).map(line -> {
+      String[] cells = line.split(",", -1);
+      return Arrays.stream(header).collect(Collectors.toMap(Function.identity(),
+          name -> cells[Arrays.asList(header).indexOf(name)]));
+    }).toList();
+  }
+}
