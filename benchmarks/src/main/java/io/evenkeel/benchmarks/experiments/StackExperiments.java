@@ -50,7 +50,7 @@ public final class StackExperiments implements Callable<Integer> {
   String experiment;
 
   @Option(names = "--scale", defaultValue = "full",
-      description = "full (2 servers, 16 shards, about 75 minutes for all) or smoke (minutes). (default:"
+      description = "full (2 servers, 16 shards, about 65 minutes for all) or smoke (minutes). (default:"
           + " ${DEFAULT-VALUE})")
   String scale;
 
