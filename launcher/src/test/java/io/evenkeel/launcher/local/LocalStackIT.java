@@ -222,7 +222,7 @@ class LocalStackIT {
     Files.writeString(adminKey, admin[0] + "\n");
     Path data = dir.resolve("data");
     stack = StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
-        "--duration", "40s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
+        "--duration", "75s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
     stack.awaitOutput("Evenkeel is ready", 180);
     List<ProcessHandle> children = stack.process.descendants().toList();
     assertThat(children).as("zookeeper, kafka, two shard servers, ingest job, query service, replayer")
@@ -250,7 +250,7 @@ class LocalStackIT {
     assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
     assertThat(stack.process.exitValue()).as(String.join("\n", stack.output)).isEqualTo(0);
     String all = String.join("\n", stack.output);
-    assertThat(all).contains("--duration 40 s reached").contains("replayer        stopped");
+    assertThat(all).contains("--duration 75 s reached").contains("replayer        stopped");
     long lastDocs = stack.output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
     assertThat(lastDocs).as("documents in the last status line").isPositive();
