@@ -2,6 +2,7 @@ package io.evenkeel.ingest;
 
 import io.evenkeel.ingest.cdc.DebeziumEnvelopeFormat;
 import io.evenkeel.ingest.detect.HotspotDetector;
+import io.evenkeel.ingest.detect.LogStoreDetector;
 import io.evenkeel.ingest.detect.ProposalCommitter;
 import io.evenkeel.ingest.fold.ChangeFolder;
 import io.evenkeel.ingest.monitor.LocalWindowCounter;
@@ -20,6 +21,8 @@ import io.evenkeel.ingest.source.RecordFormat;
 import io.evenkeel.ingest.source.SingleObjectFormat;
 import io.evenkeel.ingest.source.SourcedChange;
 import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.planner.LogStorePlanner;
+import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.WindowSummary;
 import java.time.Duration;
@@ -122,8 +125,11 @@ public final class IngestJob {
 
   private static void monitor(DataStream<RoutedChange> routed, IngestSettings settings) {
     Duration window = Duration.ofMillis(settings.monitorWindowMs);
-    double hotShare = BalancePlanner.builder(settings.numShards)
-        .maxTenantShareOfShard(settings.maxTenantShareOfShard).build().hotShareThreshold();
+    boolean logStore = settings.policySpec().kind() == PolicySpec.Kind.LOGSTORE;
+    // Every tenant the balancer may act on is reported: the hot ones, or LogStore's large ones.
+    double reportShare = logStore ? LogStorePlanner.largeShare(settings.numShards)
+        : BalancePlanner.builder(settings.numShards).maxTenantShareOfShard(settings.maxTenantShareOfShard).build()
+            .hotShareThreshold();
     DataStream<WindowSummary> summaries = routed
         .transform("count per window (local)", TypeInformation.of(WindowCount.class),
             new LocalWindowCounter(settings.monitorWindowMs)).uid("local-window-counts")
@@ -132,15 +138,16 @@ public final class IngestJob {
         .reduce((a, b) -> new WindowCount(a.windowStart, a.kind, a.key, a.count + b.count))
         .name("count per window").uid("window-counts")
         .windowAll(TumblingEventTimeWindows.of(window))
-        .process(new WindowSummarizer(10, hotShare)).name("window summary").uid("window-summary");
+        .process(new WindowSummarizer(10, reportShare)).name("window summary").uid("window-summary");
     summaries.sinkTo(kafka(settings, settings.summaryTopic, WindowSummary.class))
         .name("summaries: " + settings.summaryTopic).uid("summaries");
-    if (!settings.dynamic()) {
+    if (!settings.byRuleList()) {
       return;
     }
     DataStream<RuleProposal> proposals = summaries
         .keyBy(s -> 0)
-        .process(new HotspotDetector(settings)).name("hotspot detector").uid("hotspot-detector")
+        .process(logStore ? new LogStoreDetector(settings) : new HotspotDetector(settings))
+        .name(logStore ? "logstore tables" : "hotspot detector").uid("hotspot-detector")
         .setParallelism(1);
     AsyncDataStream.unorderedWait(proposals, new ProposalCommitter(settings), settings.effectiveDelayMs * 3,
             TimeUnit.MILLISECONDS, 100)

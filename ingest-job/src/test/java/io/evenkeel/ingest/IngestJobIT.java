@@ -11,6 +11,7 @@ import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.router.rules.ShardTable;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleProposal;
@@ -217,6 +218,29 @@ class IngestJobIT {
     assertThat(reasons).hasSize(2);
     assertThat(reasons.get(0)).contains("BadHeaderException");
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
+  void underLogStoresRoutingAHotTenantGetsAMaxFlowTableAndEveryRowEndsWhereItsTableSends() throws Exception {
+    settings.policy = "logstore";
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    producer.produce("changes", 40_000, Integer.MAX_VALUE, 15_000);
+    producer.produce("changes", 120_000, 40_000, 15_000);
+    producer.kafka.close();
+
+    RuleList rules = awaitIndexed(producer.stream.expectedLiveRows(), job);
+    ShardTable table = rules.tableFor(HOT_TENANT, Long.MAX_VALUE);
+    assertThat(table).as("the hot tenant's table; rules: %s", rules.rules()).isNotNull();
+    // 40% of the writes where a shard's capacity is 15% (the mean of 8 shards, +20%): at least 3 shards.
+    assertThat(table.size()).isGreaterThanOrEqualTo(3);
+    RuleProposal proposal = read(settings.proposalTopic, 1, PROPOSALS).stream()
+        .filter(p -> p.getTenantId() == HOT_TENANT && p.getOutcome() == ProposalOutcome.COMMITTED).findFirst()
+        .orElseThrow();
+    assertThat(proposal.getProposedTable()).isNotNull();
+    assertThat(rules.maxOffsetSizeBetween(101, Long.MIN_VALUE, Long.MAX_VALUE)).as("a small tenant's L").isEqualTo(1);
+    System.out.printf("logstore: hot tenant %d's table %s, from the window ending %d ms after it became hot%n",
+        HOT_TENANT, table, proposal.getWindowEnd() - producer.hotSince);
   }
 
   @Test
@@ -431,7 +455,7 @@ class IngestJobIT {
       Thread.sleep(1_000);
     }
     RuleList rules = currentRules();
-    RoutingPolicy policy = settings.dynamic() ? RoutingPolicy.dynamic(rules) : settings.fixedPolicy();
+    RoutingPolicy policy = settings.policySpec().policy(rules);
     Map<List<Long>, Integer> shardOf = new HashMap<>();
     for (int shard = 0; shard < SHARDS; shard++) {
       for (Hit hit : allHits(shard)) {

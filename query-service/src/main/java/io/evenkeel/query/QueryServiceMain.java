@@ -54,8 +54,8 @@ public final class QueryServiceMain implements Callable<Integer> {
   String placement;
 
   @Option(names = "--policy", defaultValue = "dynamic",
-      description = "hashing, double:L (every tenant over L shards) or dynamic (the --rules list) "
-          + "(default: ${DEFAULT-VALUE}).")
+      description = "hashing, double:L (every tenant over L shards), dynamic (the --rules list, or the committed"
+          + " rules with --zookeeper) or logstore (the committed tables with --zookeeper) (default: ${DEFAULT-VALUE}).")
   String policy;
 
   @Option(names = "--rules", defaultValue = "",
@@ -246,7 +246,8 @@ public final class QueryServiceMain implements Callable<Integer> {
    * rule-list client sees it now (rules committed while the service runs apply to the next query).
    */
   private Supplier<RoutingPolicy> routing() throws Exception {
-    if (zookeeper == null || !PolicySpec.parse(policy).dynamic()) {
+    PolicySpec spec = PolicySpec.parse(policy);
+    if (zookeeper == null || !spec.byRuleList()) {
       RoutingPolicy fixed = routingPolicy(policy, numShards, rules);
       return () -> fixed;
     }
@@ -265,13 +266,13 @@ public final class QueryServiceMain implements Callable<Integer> {
           + staleAfterMs + " ms): rules committed meanwhile are unknown here, so rows of tenants widened since may be "
           + "missing" : null;
     };
-    return () -> RoutingPolicy.dynamic(ruleList.current());
+    return () -> spec.policy(ruleList.current());
   }
 
   /** "hashing", "double:8" or "dynamic" with a rule list "t:L:tenants;...". */
   static RoutingPolicy routingPolicy(String name, int numShards, String rules) {
     PolicySpec spec = PolicySpec.parse(name);
-    if (!spec.dynamic()) {
+    if (!spec.byRuleList()) {
       return spec.fixedPolicy(numShards);
     }
     List<Rule> list = new ArrayList<>();
@@ -290,7 +291,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         throw new IllegalArgumentException("--rules entries are time:L:tenant,tenant; got: '" + entry + "'");
       }
     }
-    return RoutingPolicy.dynamic(RuleList.of(numShards, list));
+    return spec.policy(RuleList.of(numShards, list));
   }
 
   private static Set<String> names(List<String> values) {

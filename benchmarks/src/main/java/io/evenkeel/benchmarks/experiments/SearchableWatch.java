@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -109,15 +110,11 @@ final class SearchableWatch implements AutoCloseable {
   }
 
   /**
-   * Asks for the next {@link #PROBES_PER_QUERY} pending probes after the last one asked for, from the oldest again
-   * once past the newest: with more pending than one query holds, each is still asked every few polls. A probe
-   * found counts as found halfway through the query that found it.
+   * Asks for the pending probes in turn ({@link #nextBatch}); a probe found counts as found halfway through the query
+   * that found it.
    */
   private void findProbes() throws IOException, InterruptedException {
-    List<Long> batch = pending.tailMap(cursor, false).keySet().stream().limit(PROBES_PER_QUERY).toList();
-    if (batch.isEmpty()) {
-      batch = pending.keySet().stream().limit(PROBES_PER_QUERY).toList();
-    }
+    List<Long> batch = nextBatch(pending, cursor, PROBES_PER_QUERY);
     if (batch.isEmpty()) {
       return;
     }
@@ -134,6 +131,29 @@ final class SearchableWatch implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Up to {@code size} pending probes (by row id): those after {@code cursor}, the last one asked for, then from the
+   * first again, so that with more pending than one query holds each is still asked every few polls, and with fewer
+   * every one is asked every poll. (Row ids grow as rows are sent: taking only those after the cursor would ask for
+   * the newest probes alone while new ones keep coming.)
+   */
+  static List<Long> nextBatch(NavigableMap<Long, Long> pending, long cursor, int size) {
+    List<Long> batch = new ArrayList<>(Math.min(size, pending.size()));
+    for (Long probe : pending.tailMap(cursor, false).keySet()) {
+      if (batch.size() == size) {
+        return batch;
+      }
+      batch.add(probe);
+    }
+    for (Long probe : pending.headMap(cursor, true).keySet()) {
+      if (batch.size() == size) {
+        break;
+      }
+      batch.add(probe);
+    }
+    return batch;
   }
 
   private static long midpoint(long started) {

@@ -36,9 +36,9 @@ public final class PaperReport {
       lays them out; dynamic secondary hashing's L shards of a tenant are consecutive too, so a hot tenant's shards
       share few servers. Spread (fig. 12) is the standard deviation over the mean, so that policies indexing
       different totals compare. Delays are counted in 50 ms ticks: below saturation every policy's p50 and p99 is the
-      first tick's 25 ms. `logstore` is our reading of LogStore's max-flow routing (`LogStoreRouting`'s documentation
-      says how); its "rules" are the routing tables it computed. It runs in the simulator only: the real stack's
-      rule list has no form for its per-tenant shard tables yet.
+      first tick's 25 ms. `logstore` is our reading of LogStore's max-flow routing (`LogStorePlanner`'s documentation
+      says how; the simulator and the real stack's `--policy logstore` plan with it); its simulated "rules" are the
+      routing tables it computed, its real ones the table rules committed.
 
       **The paper's values** are not beside ours yet: only ESDB's first pages could be read on these machines. The
       shapes to compare are its claims: hashing collapses as skew grows, double hashing spreads every tenant's rows

@@ -3,11 +3,13 @@ package io.evenkeel.ingest.detect;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.protocol.RoundOutcome;
 import io.evenkeel.router.protocol.RuleMaster;
 import io.evenkeel.router.protocol.RuleProposer;
 import io.evenkeel.router.protocol.RuleRequest;
 import io.evenkeel.router.rules.Rule;
+import io.evenkeel.router.rules.ShardTable;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.codec.AvroTrust;
@@ -64,7 +66,8 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
       thread.setDaemon(true);
       return thread;
     });
-    if (proposer.ruleList().size() == 0) {
+    // LogStore's tables start from the monitored load; the initial rules are dynamic secondary hashing's.
+    if (proposer.ruleList().size() == 0 && settings.policySpec().kind() == PolicySpec.Kind.DYNAMIC) {
       CompletableFuture.runAsync(this::proposeInitialRules);
     }
     proposed = getRuntimeContext().getMetricGroup().counter("rulesProposed");
@@ -93,8 +96,10 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
     // Submitting writes to ZooKeeper, which may be away for a while: never on the task thread.
     CompletableFuture.supplyAsync(() -> {
       try {
-        return proposer.submit(RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId())
-            .because(proposal.getReason()));
+        RuleRequest request = proposal.getProposedTable() == null
+            ? RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId())
+            : RuleRequest.table(ShardTable.fromAvro(proposal.getProposedTable()), proposal.getTenantId());
+        return proposer.submit(request.because(proposal.getReason()));
       } catch (Exception e) {
         throw new CompletionException(e);
       }

@@ -40,7 +40,7 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
     routed = getRuntimeContext().getMetricGroup().counter("routedChanges");
-    if (!settings.dynamic()) {
+    if (!settings.byRuleList()) {
       fixed = settings.fixedPolicy();
       return;
     }
@@ -65,7 +65,7 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
     } else {
       shard = route(change);
       // By the row's creation time, so every change of a row goes to the same lane of the sink, in order.
-      hot = participant.ruleList().offsetSizeFor(tenant, change.getCreatedTime()) > 1;
+      hot = participant.ruleList().spreadFor(tenant, change.getCreatedTime()) > 1;
     }
     routed.inc();
     out.collect(new RoutedChange(shard, hot, change, sourced.encoded, sourced.topic, sourced.partition,

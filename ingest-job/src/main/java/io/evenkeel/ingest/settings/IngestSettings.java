@@ -109,7 +109,7 @@ public class IngestSettings implements Serializable {
           + "'zookeeper': the cluster state under --zookeeper-root, followed live (primaries move with failover)")
   public String placement = "";
 
-  @Option(names = "--policy", description = "hashing, double:L, or dynamic. (default: ${DEFAULT-VALUE})")
+  @Option(names = "--policy", description = "hashing, double:L, dynamic or logstore. (default: ${DEFAULT-VALUE})")
   public String policy = "dynamic";
 
   @Option(names = "--monitor-window-ms",
@@ -192,8 +192,9 @@ public class IngestSettings implements Serializable {
     return PolicySpec.parse(policy);
   }
 
-  public boolean dynamic() {
-    return policySpec().dynamic();
+  /** Whether rows are routed by the committed rule list (dynamic or logstore). */
+  public boolean byRuleList() {
+    return policySpec().byRuleList();
   }
 
   /**
@@ -244,11 +245,11 @@ public class IngestSettings implements Serializable {
   }
 
   public void validate() {
-    if (!dynamic()) {
+    if (!byRuleList()) {
       fixedPolicy();
     }
     RuleList.empty(numShards);
-    if (dynamic()) {
+    if (byRuleList()) {
       protocolConfig();
     }
     if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {

@@ -58,7 +58,8 @@ public final class LocalCommand implements Callable<Integer> {
           + "(to compare; default: ${DEFAULT-VALUE}).")
   String replication;
 
-  @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L or dynamic (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--policy", defaultValue = "dynamic", description = "Routing: hashing, double:L, dynamic (ESDB's dynamic secondary"
+      + " hashing) or logstore (LogStore's max-flow tables) (default: ${DEFAULT-VALUE}).")
   String policy;
 
   @Option(names = "--base-port", defaultValue = "7700",

@@ -148,13 +148,15 @@ final class StatusLine implements AutoCloseable {
     Map<Long, Integer> hot = new HashMap<>();
     for (Rule rule : list.rules()) {
       for (long tenant : rule.tenants()) {
-        hot.merge(tenant, rule.offsetSize(), Math::max);
+        // How many shards its new rows spread over: L, or a LogStore table's shards.
+        hot.merge(tenant, list.spreadFor(tenant, Long.MAX_VALUE), Math::max);
       }
     }
     if (!hot.isEmpty()) {
       line.append(" · hot ").append(hot.entrySet().stream()
           .sorted(Map.Entry.<Long, Integer>comparingByValue().reversed())
-          .limit(5).map(e -> e.getKey() + " (L=" + e.getValue() + ")")
+          .limit(5).map(e -> e.getKey() + (list.tableFor(e.getKey(), Long.MAX_VALUE) != null
+              ? " (" + e.getValue() + " shards)" : " (L=" + e.getValue() + ")"))
           .collect(Collectors.joining(", ")));
       if (hot.size() > 5) {
         line.append(" +").append(hot.size() - 5);

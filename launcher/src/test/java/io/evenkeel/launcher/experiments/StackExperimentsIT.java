@@ -39,7 +39,7 @@ class StackExperimentsIT {
 
     for (String experiment : List.of("stack-rate", "stack-theta")) {
       List<Map<String, String>> rows = csv(out.resolve(experiment + ".csv"));
-      assertThat(rows).extracting(row -> row.get("simulated_policy")).containsExactly("dynamic", "logstore");
+      assertThat(rows).extracting(row -> row.get("simulated_policy")).containsExactly("logstore");
       for (Map<String, String> real : rows.subList(0, 1)) {
         assertThat(Double.parseDouble(real.get("throughput"))).isPositive();
         assertThat(Integer.parseInt(real.get("probes"))).isPositive();
@@ -47,7 +47,7 @@ class StackExperimentsIT {
             .isGreaterThanOrEqualTo(Double.parseDouble(real.get("delay_p50_ms")));
       }
     }
-    // Small tenants stay on one shard under dynamic secondary hashing, and EXPLAIN's route says so.
+    // Small tenants stay on one shard under LogStore's routing, and EXPLAIN's route says so.
     List<Map<String, String>> queries = csv(out.resolve("stack-queries.csv"));
     assertThat(queries).extracting(row -> row.get("group")).containsExactly("top 10 tenants", "small tenants");
     assertThat(queries).allSatisfy(row -> assertThat(Double.parseDouble(row.get("queries_per_second"))).isPositive());
@@ -56,9 +56,9 @@ class StackExperimentsIT {
     // Searchable rows a second (a 10 s mean) in the adaptivity replay, 12 s at 60% of 400 changes/s, real and
     // simulated: at its end some, and no more than the 4 shards of 100 changes/s index.
     List<Map<String, String>> adaptivity = csv(out.resolve("stack-adaptivity.csv"));
-    assertThat(adaptivity).extracting(row -> row.get("policy")).contains("dynamic", "dynamic (simulated)",
+    assertThat(adaptivity).extracting(row -> row.get("policy")).contains("logstore", "dynamic (simulated)",
         "logstore (simulated)");
-    double lastMean = adaptivity.stream().filter(row -> row.get("policy").equals("dynamic"))
+    double lastMean = adaptivity.stream().filter(row -> row.get("policy").equals("logstore"))
         .mapToDouble(row -> Double.parseDouble(row.get("searchable_rows_per_s"))).reduce((a, b) -> b).orElseThrow();
     assertThat(lastMean).isBetween(1.0, 1.1 * 400);
 

@@ -1,7 +1,7 @@
 package io.evenkeel.query.route;
 
 import io.evenkeel.query.normalize.Predicate;
-import io.evenkeel.router.ShardRange;
+import io.evenkeel.router.ShardSet;
 import io.evenkeel.router.policy.RoutingPolicy;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +33,7 @@ public final class ShardRouter {
 
   /** Every shard of the cluster. */
   public int[] allShards() {
-    return ShardRange.all(policy.get().numShards()).shards();
+    return ShardSet.all(policy.get().numShards()).shards();
   }
 
   public Route route(Predicate where) {
@@ -44,13 +44,13 @@ public final class ShardRouter {
       return new Route(new int[0], "no shards (the WHERE clause matches no tenant or time)");
     }
     if (scope.tenants() == null) {
-      int[] all = ShardRange.all(numShards).shards();
+      int[] all = ShardSet.all(numShards).shards();
       return new Route(all, "all " + numShards + " shards (no tenant_id = or IN in the WHERE clause)");
     }
     TreeSet<Integer> shards = new TreeSet<>();
-    Map<Long, ShardRange> ranges = new TreeMap<>();
+    Map<Long, ShardSet> ranges = new TreeMap<>();
     for (long tenant : scope.tenants()) {
-      ShardRange range = current.shardsFor(tenant, scope.from(), scope.to());
+      ShardSet range = current.shardsFor(tenant, scope.from(), scope.to());
       ranges.put(tenant, range);
       for (int shard : range.shards()) {
         shards.add(shard);

@@ -1,10 +1,13 @@
 package io.evenkeel.router.hashing;
 
+import io.evenkeel.router.rules.ShardTable;
+
 /**
  * The one place that maps hashes to a shard: {@code p = (h1(tenant) mod N + h2(row) mod L) mod N}.
  *
  * <p>A tenant's shards are the L consecutive shards (wrapping at N) that start at {@code h1(tenant) mod N}; a larger
- * L covers every shard a smaller L used, which is why old rows stay reachable when a tenant grows.
+ * L covers every shard a smaller L used, which is why old rows stay reachable when a tenant grows. A tenant routed by
+ * a weighted table (LogStore's routing) has the table's shards instead, picked by the same h2.
  */
 public final class ShardFormula {
   private final int numShards;
@@ -43,5 +46,10 @@ public final class ShardFormula {
     int offset = (int) (rowHash.hash(rowId) & (offsetSize - 1));
     int shard = baseShard(tenant) + offset;
     return shard >= numShards ? shard - numShards : shard;
+  }
+
+  /** The shard of a row of a tenant routed by a weighted table: by h2 of the row, read as a fraction. */
+  public int shard(long rowId, ShardTable table) {
+    return table.pick((rowHash.hash(rowId) >>> 11) * 0x1.0p-53);
   }
 }

@@ -1,6 +1,7 @@
 package io.evenkeel.router.policy;
 
 import io.evenkeel.router.ShardRange;
+import io.evenkeel.router.ShardSet;
 import io.evenkeel.router.hashing.ShardFormula;
 import io.evenkeel.router.rules.OffsetSize;
 
@@ -22,8 +23,8 @@ final class FixedOffsetSize implements RoutingPolicy {
   }
 
   @Override
-  public ShardRange shardsFor(long tenant, long fromTime, long toTime) {
-    return new ShardRange(formula.baseShard(tenant), offsetSize, formula.numShards());
+  public ShardSet shardsFor(long tenant, long fromTime, long toTime) {
+    return ShardSet.of(new ShardRange(formula.baseShard(tenant), offsetSize, formula.numShards()));
   }
 
   @Override

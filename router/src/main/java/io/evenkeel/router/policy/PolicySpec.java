@@ -1,14 +1,17 @@
 package io.evenkeel.router.policy;
 
+import io.evenkeel.router.rules.RuleList;
+
 /**
  * A routing policy as users write it in flags and settings: {@code hashing}, {@code double:L} (every tenant over L
- * shards) or {@code dynamic} (each tenant's L from the committed rule list). The one parser of that text.
+ * shards), {@code dynamic} (each tenant's L from the committed rule list) or {@code logstore} (LogStore's max-flow
+ * tables, from the committed rule list). The one parser of that text.
  */
 public record PolicySpec(Kind kind, int offsetSize) {
-  /** The three policies. */
-  public enum Kind { HASHING, DOUBLE_HASHING, DYNAMIC }
+  /** The four policies. */
+  public enum Kind { HASHING, DOUBLE_HASHING, DYNAMIC, LOGSTORE }
 
-  private static final String FORMS = "hashing, double:L (L a whole number >= 1) or dynamic";
+  private static final String FORMS = "hashing, double:L (L a whole number >= 1), dynamic or logstore";
 
   public PolicySpec {
     if (kind == Kind.DOUBLE_HASHING ? offsetSize < 1 : offsetSize != 1) {
@@ -16,7 +19,7 @@ public record PolicySpec(Kind kind, int offsetSize) {
     }
   }
 
-  /** Parses {@code hashing}, {@code double:L} or {@code dynamic}; the error names the three forms. */
+  /** Parses {@code hashing}, {@code double:L}, {@code dynamic} or {@code logstore}; the error names the forms. */
   public static PolicySpec parse(String text) {
     String spec = text == null ? "" : text.strip();
     if (spec.equals("hashing")) {
@@ -24,6 +27,9 @@ public record PolicySpec(Kind kind, int offsetSize) {
     }
     if (spec.equals("dynamic")) {
       return new PolicySpec(Kind.DYNAMIC, 1);
+    }
+    if (spec.equals("logstore")) {
+      return new PolicySpec(Kind.LOGSTORE, 1);
     }
     if (spec.matches("double:\\d{1,9}")) {
       int offsetSize = Integer.parseInt(spec.substring("double:".length()));
@@ -34,8 +40,9 @@ public record PolicySpec(Kind kind, int offsetSize) {
     throw new IllegalArgumentException("the routing policy is " + FORMS + "; got: '" + text + "'");
   }
 
-  public boolean dynamic() {
-    return kind == Kind.DYNAMIC;
+  /** Whether rows are routed by the committed rule list (dynamic and logstore), which the protocol agrees. */
+  public boolean byRuleList() {
+    return kind == Kind.DYNAMIC || kind == Kind.LOGSTORE;
   }
 
   /** The policy of a fixed spec (hashing or double:L) over {@code numShards} shards. */
@@ -43,7 +50,17 @@ public record PolicySpec(Kind kind, int offsetSize) {
     return switch (kind) {
       case HASHING -> RoutingPolicy.hashing(numShards);
       case DOUBLE_HASHING -> RoutingPolicy.doubleHashing(numShards, offsetSize);
-      case DYNAMIC -> throw new IllegalStateException("the dynamic policy routes by a rule list, not a fixed L");
+      case DYNAMIC, LOGSTORE -> throw new IllegalStateException("the " + this + " policy routes by a rule list, not"
+          + " a fixed L");
+    };
+  }
+
+  /** The policy of a rule-list spec (dynamic or logstore) over {@code rules}. */
+  public RoutingPolicy policy(RuleList rules) {
+    return switch (kind) {
+      case DYNAMIC -> RoutingPolicy.dynamic(rules);
+      case LOGSTORE -> RoutingPolicy.logStore(rules);
+      case HASHING, DOUBLE_HASHING -> fixedPolicy(rules.numShards());
     };
   }
 
@@ -54,6 +71,7 @@ public record PolicySpec(Kind kind, int offsetSize) {
       case HASHING -> "hashing";
       case DOUBLE_HASHING -> "double:" + offsetSize;
       case DYNAMIC -> "dynamic";
+      case LOGSTORE -> "logstore";
     };
   }
 }

@@ -1,24 +1,24 @@
 package io.evenkeel.router.policy;
 
-import io.evenkeel.router.ShardRange;
+import io.evenkeel.router.ShardSet;
 import io.evenkeel.router.hashing.ShardFormula;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.TransactionLogChange;
 
 /**
  * Where rows live and which shards a tenant's query must visit. Every policy uses the same {@link ShardFormula}; they
- * differ only in how they choose the offset size L.
+ * differ only in how they choose the offset size L (or, under LogStore's routing, a tenant's weighted table).
  */
 public interface RoutingPolicy {
   /** The shard of a row of {@code tenant} created at {@code createdTime}. */
   int shardFor(long tenant, long rowId, long createdTime);
 
   /** The shards holding the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
-  ShardRange shardsFor(long tenant, long fromTime, long toTime);
+  ShardSet shardsFor(long tenant, long fromTime, long toTime);
 
   int numShards();
 
-  /** A short name for reports: "hashing", "double-hashing(L=8)", "dynamic". */
+  /** A short name for reports: "hashing", "double-hashing(L=8)", "dynamic", "logstore". */
   String name();
 
   /** The shard of a change: by its row's creation time, so updates and deletes go where the insert went. */
@@ -27,7 +27,7 @@ public interface RoutingPolicy {
   }
 
   /** The shards holding any row of {@code tenant}. */
-  default ShardRange shardsFor(long tenant) {
+  default ShardSet shardsFor(long tenant) {
     return shardsFor(tenant, Long.MIN_VALUE, Long.MAX_VALUE);
   }
 
@@ -44,6 +44,14 @@ public interface RoutingPolicy {
 
   /** Dynamic secondary hashing: each tenant's L over time comes from the rule list. */
   static RoutingPolicy dynamic(RuleList rules) {
-    return new DynamicSecondaryHashing(ShardFormula.standard(rules.numShards()), rules);
+    return new RuleListRouting("dynamic", ShardFormula.standard(rules.numShards()), rules);
+  }
+
+  /**
+   * LogStore's routing: each tenant's weighted table of shards over time comes from the rule list's table rules
+   * (tenants without one stay on their base shard, as under hashing).
+   */
+  static RoutingPolicy logStore(RuleList rules) {
+    return new RuleListRouting("logstore", ShardFormula.standard(rules.numShards()), rules);
   }
 }

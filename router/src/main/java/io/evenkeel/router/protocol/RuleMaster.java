@@ -4,6 +4,7 @@ import io.evenkeel.router.protocol.internal.Layout;
 import io.evenkeel.router.protocol.internal.Lifecycle;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.router.rules.ShardTable;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleRound;
 import io.evenkeel.schemas.RuleVote;
@@ -284,8 +285,7 @@ public final class RuleMaster implements Closeable {
   private void commit(String path, Stat stat, RuleRound round, Set<String> acceptedBy) throws Exception {
     Rule rule;
     try {
-      rule = new Rule(round.getEffectiveTime(), round.getOffsetSize(),
-          round.getTenants().stream().mapToLong(Long::longValue).toArray(), round.getCoolDown());
+      rule = RuleRequest.rule(round);
     } catch (IllegalArgumentException malformed) {
       decide(path, stat, round, ProposalOutcome.ABORTED, "malformed rule: " + malformed.getMessage());
       return;
@@ -386,10 +386,12 @@ public final class RuleMaster implements Closeable {
 
   private static String unchangedReason(RuleRound round, RuleList list) {
     for (long tenant : round.getTenants()) {
-      if (!RuleRequest.alreadyAt(list, tenant, round.getOffsetSize(), round.getCoolDown())) {
+      ShardTable table = round.getTable() == null ? null : ShardTable.fromAvro(round.getTable());
+      if (!RuleRequest.alreadyAt(list, tenant, round.getOffsetSize(), round.getCoolDown(), table)) {
         return null;
       }
     }
-    return "every tenant of " + round.getTenants() + " is already at L=" + round.getOffsetSize();
+    return "every tenant of " + round.getTenants() + " is already at "
+        + RuleRequest.currentPlacement(list, round.getTenants().get(0));
   }
 }

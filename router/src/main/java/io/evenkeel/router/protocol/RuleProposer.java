@@ -88,8 +88,8 @@ public final class RuleProposer implements Closeable {
     List<String> skipped = new ArrayList<>();
     for (long tenant : request.tenants()) {
       String round = roundNaming(tenant);
-      if (RuleRequest.alreadyAt(list, tenant, request.offsetSize(), request.coolDown())) {
-        skipped.add("tenant " + tenant + " is already at L=" + list.offsetSizeFor(tenant, Long.MAX_VALUE));
+      if (RuleRequest.alreadyAt(list, tenant, request.offsetSize(), request.coolDown(), request.table())) {
+        skipped.add("tenant " + tenant + " is already at " + RuleRequest.currentPlacement(list, tenant));
       } else if (round != null) {
         skipped.add("tenant " + tenant + " has a round in flight (" + round + ")");
       } else {
@@ -109,6 +109,7 @@ public final class RuleProposer implements Closeable {
         .setTenants(tenants)
         .setOffsetSize(request.offsetSize())
         .setCoolDown(request.coolDown())
+        .setTable(request.table() == null ? null : request.table().toAvro())
         .setProposer(id)
         .setReason(request.reason())
         .setProposedAt(now)
@@ -187,8 +188,7 @@ public final class RuleProposer implements Closeable {
       return;
     }
     if (round.getOutcome() == ProposalOutcome.COMMITTED) {
-      Rule rule = new Rule(round.getEffectiveTime(), round.getOffsetSize(),
-          round.getTenants().stream().mapToLong(Long::longValue).toArray(), round.getCoolDown());
+      Rule rule = RuleRequest.rule(round);
       future.complete(new RoundOutcome(RoundOutcome.Status.COMMITTED, name, rule, round.getRuleIndex(),
           round.getOutcomeReason()));
     } else {

@@ -1,6 +1,7 @@
 package io.evenkeel.router.rules;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -11,7 +12,8 @@ import java.util.Map;
  * returns a new list, so a reader never sees a half-applied one.
  *
  * <p>A row of tenant k created at tc uses, among the rules with {@code t <= tc} that name k, the largest L (ESDB); a
- * cool-down rule resets L to its own value for rows created from its t on. Tenants no rule names use L = 1.
+ * cool-down rule resets L to its own value for rows created from its t on, and a table rule (LogStore's routing)
+ * routes them by its weighted table instead. Tenants no rule names use L = 1.
  */
 public final class RuleList {
   private final int numShards;
@@ -74,13 +76,39 @@ public final class RuleList {
     return history == null ? 1 : history.offsetSizeAt(createdTime);
   }
 
-  /** The largest L of the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
+  /** The table that routes a row of {@code tenant} created at {@code createdTime}, or null when its L does. */
+  public ShardTable tableFor(long tenant, long createdTime) {
+    TenantHistory history = byTenant.get(tenant);
+    return history == null ? null : history.tableAt(createdTime);
+  }
+
+  /** How many shards the rows of {@code tenant} created at {@code createdTime} spread over: its table's, or L. */
+  public int spreadFor(long tenant, long createdTime) {
+    ShardTable table = tableFor(tenant, createdTime);
+    return table != null ? table.size() : offsetSizeFor(tenant, createdTime);
+  }
+
+  /**
+   * The largest L of the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}] and routed to
+   * consecutive shards; 0 when tables routed all of them.
+   */
   public int maxOffsetSizeBetween(long tenant, long fromTime, long toTime) {
+    checkInterval(fromTime, toTime);
+    TenantHistory history = byTenant.get(tenant);
+    return history == null ? 1 : history.maxOffsetSizeBetween(fromTime, toTime);
+  }
+
+  /** The tables that routed rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
+  public List<ShardTable> tablesBetween(long tenant, long fromTime, long toTime) {
+    checkInterval(fromTime, toTime);
+    TenantHistory history = byTenant.get(tenant);
+    return history == null ? List.of() : history.tablesBetween(fromTime, toTime);
+  }
+
+  private static void checkInterval(long fromTime, long toTime) {
     if (fromTime > toTime) {
       throw new IllegalArgumentException("time interval is empty: from " + fromTime + " > to " + toTime);
     }
-    TenantHistory history = byTenant.get(tenant);
-    return history == null ? 1 : history.maxOffsetSizeBetween(fromTime, toTime);
   }
 
   /** The most L any row of {@code tenant} can have, whenever it was created. */
@@ -112,6 +140,9 @@ public final class RuleList {
 
     public Builder add(Rule rule) {
       OffsetSize.check("offset size L", rule.offsetSize(), numShards);
+      if (rule.table() != null && Arrays.stream(rule.table().shards()).anyMatch(shard -> shard >= numShards)) {
+        throw new IllegalArgumentException("a table rule names a shard outside [0, " + numShards + "): " + rule);
+      }
       long newest = rules.isEmpty() ? Long.MIN_VALUE : rules.get(rules.size() - 1).effectiveTime();
       if (rule.effectiveTime() < newest) {
         throw new IllegalArgumentException("the rule list is append-only: a rule effective at " + rule.effectiveTime()

@@ -2,7 +2,7 @@ package io.evenkeel.router.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.router.ShardRange;
+import io.evenkeel.router.ShardSet;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.internal.Layout;
 import io.evenkeel.router.rules.Rule;
@@ -115,7 +115,7 @@ class RuleCommitProtocolIT {
     // Rows created before t may be routed only once the clock is near t (the clock-skew bound keeps rows from the
     // future pending); wait for t to pass.
     await(() -> System.currentTimeMillis() > t + SKEW.toMillis(), "the clock passes t");
-    ShardRange wide = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(rule))).shardsFor(tenant);
+    ShardSet wide = RoutingPolicy.dynamic(RuleList.of(SHARDS, List.of(rule))).shardsFor(tenant);
     Set<Integer> shardsFromT = new HashSet<>();
     for (long row = 0; row < 200; row++) {
       int beforeT = participants.get(0).route(tenant, row, t - 1, WAIT);

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.evenkeel.schemas.RoutingRule;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageEncoder;
 import org.junit.jupiter.api.Test;
 
 class RuleListTest {
@@ -92,5 +96,60 @@ class RuleListTest {
     assertThat(rule.tenants()).containsExactly(3, 5, 9);
     SingleObjectCodec<RoutingRule> codec = SingleObjectCodec.of(RoutingRule.class);
     assertThat(Rule.fromAvro(codec.decode(codec.encode(rule.toAvro())))).isEqualTo(rule);
+  }
+
+  @Test
+  void aTableRuleRoutesNewRowsByItsTableAndQueriesCoverEveryPlacementInForce() {
+    ShardTable first = ShardTable.of(new int[] {3, 9}, new double[] {3, 1});
+    ShardTable second = ShardTable.of(new int[] {3, 9, 12}, new double[] {1, 1, 2});
+    RuleList rules = RuleList.of(16, List.of(Rule.table(100, first, 7), Rule.table(200, second, 7),
+        Rule.grow(300, 4, 7)));
+    assertThat(first.weights()).containsExactly(0.75, 0.25);
+    assertThat(rules.tableFor(7, 99)).isNull();
+    assertThat(rules.tableFor(7, 150)).isEqualTo(first);
+    assertThat(rules.tableFor(7, 250)).isEqualTo(second);
+    assertThat(rules.spreadFor(7, 250)).isEqualTo(3);
+    // A grow rule after a table goes back to consecutive shards, from L = 1 up.
+    assertThat(rules.tableFor(7, 300)).isNull();
+    assertThat(rules.offsetSizeFor(7, 300)).isEqualTo(4);
+    assertThat(rules.tablesBetween(7, 0, 99)).isEmpty();
+    assertThat(rules.maxOffsetSizeBetween(7, 0, 99)).isEqualTo(1);
+    assertThat(rules.tablesBetween(7, 150, 250)).containsExactly(first, second);
+    assertThat(rules.maxOffsetSizeBetween(7, 150, 250)).as("no row of [150, 250] went by L").isZero();
+    assertThat(rules.tablesBetween(7, 250, 400)).containsExactly(second);
+    assertThat(rules.maxOffsetSizeBetween(7, 250, 400)).isEqualTo(4);
+  }
+
+  @Test
+  void malformedTablesAreRejected() {
+    assertThatThrownBy(() -> ShardTable.of(new int[] {1, 1}, new double[] {1, 1}))
+        .hasMessage("a shard table's shards must be distinct and >= 0; got: [1, 1]");
+    assertThatThrownBy(() -> ShardTable.of(new int[] {1, 2}, new double[] {1, 0}))
+        .hasMessage("a shard table's weights must be positive; got: [1.0, 0.0]");
+    assertThatThrownBy(() -> ShardTable.of(new int[0], new double[0]))
+        .hasMessage("a shard table needs one weight a shard and at least one shard; got 0 shards and 0 weights");
+    ShardTable table = ShardTable.of(new int[] {1, 16}, new double[] {1, 1});
+    assertThatThrownBy(() -> RuleList.empty(16).append(Rule.table(100, table, 7)))
+        .hasMessageStartingWith("a table rule names a shard outside [0, 16)");
+    assertThatThrownBy(() -> new Rule(100, 2, new long[] {7}, true, table))
+        .hasMessage("a table rule has L = 1 and replaces what was in force (cool-down); got L=2, coolDown=true");
+  }
+
+  @Test
+  void aTableRuleTravelsAsAvroAndRulesWrittenBeforeTablesStillRead() throws Exception {
+    SingleObjectCodec<RoutingRule> codec = SingleObjectCodec.of(RoutingRule.class);
+    Rule table = Rule.table(1_000, ShardTable.of(new int[] {4, 2}, new double[] {0.5, 1.5}), 3, 5);
+    assertThat(Rule.fromAvro(codec.decode(codec.encode(table.toAvro())))).isEqualTo(table);
+
+    // A rule as a stack written before tables existed stored it: its own (older) schema's fingerprint and fields.
+    Schema older = new Schema.Parser().parse(RuleListTest.class.getResourceAsStream(
+        "/io/evenkeel/schemas/history/RoutingRule-1.avsc"));
+    GenericRecord record = new GenericData.Record(older);
+    record.put("effective_time", 2_000L);
+    record.put("offset_size", 4);
+    record.put("tenants", List.of(8L));
+    record.put("cool_down", false);
+    byte[] written = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), older).encode(record).array();
+    assertThat(Rule.fromAvro(codec.decode(written))).isEqualTo(Rule.grow(2_000, 4, 8));
   }
 }

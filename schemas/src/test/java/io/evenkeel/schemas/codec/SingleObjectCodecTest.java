@@ -50,7 +50,7 @@ class SingleObjectCodecTest {
     assertThat(bytes[1]).isEqualTo((byte) 0x01);
     assertThat(CHANGES.decode(bytes)).isEqualTo(change);
 
-    RoutingRule rule = new RoutingRule(1_000L, 8, List.of(1L, 2L), false);
+    RoutingRule rule = new RoutingRule(1_000L, 8, List.of(1L, 2L), false, null);
     SingleObjectCodec<RoutingRule> rules = SingleObjectCodec.of(RoutingRule.class);
     assertThat(rules.decode(rules.encode(rule))).isEqualTo(rule);
 
