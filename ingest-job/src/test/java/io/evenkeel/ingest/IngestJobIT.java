@@ -225,8 +225,10 @@ class IngestJobIT {
     settings.policy = "logstore";
     Producer producer = new Producer(kafka.bootstrapServers());
     JobClient job = submit(new Configuration());
+    // Long enough for two plans: the Zipf skew's first, then, once its tables are in force (their effective time,
+    // in event time, reached by the windows), the hot tenant's.
     producer.produce("changes", 40_000, Integer.MAX_VALUE, 15_000);
-    producer.produce("changes", 120_000, 40_000, 15_000);
+    producer.produce("changes", 240_000, 40_000, 15_000);
     producer.kafka.close();
 
     RuleList rules = awaitIndexed(producer.stream.expectedLiveRows(), job);

@@ -247,6 +247,10 @@ public final class QueryServiceMain implements Callable<Integer> {
    */
   private Supplier<RoutingPolicy> routing() throws Exception {
     PolicySpec spec = PolicySpec.parse(policy);
+    if (zookeeper == null && spec.kind() == PolicySpec.Kind.LOGSTORE) {
+      // A static --rules list holds no tables: the rows the committed tables sent elsewhere would go unread.
+      throw new IllegalArgumentException("--policy logstore needs --zookeeper: its tables are the committed rules");
+    }
     if (zookeeper == null || !spec.byRuleList()) {
       RoutingPolicy fixed = routingPolicy(policy, numShards, rules);
       return () -> fixed;

@@ -87,7 +87,10 @@ final class LogStoreRouting implements SimulatedPolicy {
       return;
     }
     overloadedStreak = 0;
-    pending = planner.plan(load, writesByTenant, current);
+    // As the real stack's rule list: a tenant the planner leaves out keeps the table it has.
+    Map<Long, ShardTable> next = new HashMap<>(current);
+    next.putAll(planner.plan(load, writesByTenant, current));
+    pending = next;
     pendingFrom = now + effectiveDelayMillis;
     tables++;
   }

@@ -26,10 +26,13 @@ import org.apache.flink.util.Collector;
  * The {@code logstore} policy's balancer: LogStore's max-flow tables ({@link LogStorePlanner}) over the monitor's
  * window summaries, in place of ESDB's hotspot detector. When a shard is over its capacity in two windows in a row,
  * it plans tables for the large tenants (every one the summary reports: the job lowers the summary's report share
- * to {@link LogStorePlanner#largeShare}) and proposes each changed table as a rule. It plans again only once those
- * rules are in force and a whole window has been measured under them.
+ * to {@link LogStorePlanner#largeShare}) and proposes each changed table as a rule (not one whose weights moved by
+ * a few percent only). It plans again only once those rules are in force and a whole window has been measured under
+ * them.
  */
 public final class LogStoreDetector extends KeyedProcessFunction<Integer, WindowSummary, RuleProposal> {
+  /** A table whose shards stay and whose weights move less than this is not proposed again. */
+  private static final double WEIGHT_TOLERANCE = 0.05;
   private final IngestSettings settings;
   private transient LogStorePlanner planner;
   private transient ShardFormula formula;
@@ -62,9 +65,13 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
         loads[shard.getShard()] = shard.getWrites();
       }
     }
+    // The last plan's rules must be in force all through the window: committed ones from their effective time (the
+    // master's clock at publishing, + T), those still in flight from T after the plan at the earliest.
     Long last = lastPlannedAt.value();
-    if (last != null && summary.getWindowStart() < last + settings.effectiveDelayMs) {
-      return; // the last plan's rules were not yet in force all through this window
+    long settled = Math.max(last == null ? Long.MIN_VALUE : last + settings.effectiveDelayMs,
+        rules.current().newestEffectiveTime());
+    if (summary.getWindowStart() < settled) {
+      return;
     }
     int streak = planner.overloaded(loads) ? (overloadedStreak.value() == null ? 1 : overloadedStreak.value() + 1)
         : 0;
@@ -96,7 +103,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
       ShardTable table = entry.getValue();
       ShardTable now = current.get(tenant);
       boolean unchanged = now == null ? table.size() == 1 && table.shards()[0] == formula.baseShard(tenant)
-          : table.equals(now);
+          : table.closeTo(now, WEIGHT_TOLERANCE);
       if (unchanged) {
         continue;
       }

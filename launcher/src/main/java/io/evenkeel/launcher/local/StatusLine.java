@@ -156,7 +156,7 @@ final class StatusLine implements AutoCloseable {
       line.append(" · hot ").append(hot.entrySet().stream()
           .sorted(Map.Entry.<Long, Integer>comparingByValue().reversed())
           .limit(5).map(e -> e.getKey() + (list.tableFor(e.getKey(), Long.MAX_VALUE) != null
-              ? " (" + e.getValue() + " shards)" : " (L=" + e.getValue() + ")"))
+              ? " (" + e.getValue() + (e.getValue() == 1 ? " shard)" : " shards)") : " (L=" + e.getValue() + ")"))
           .collect(Collectors.joining(", ")));
       if (hot.size() > 5) {
         line.append(" +").append(hot.size() - 5);

@@ -62,7 +62,8 @@ public final class LogStorePlanner {
   /**
    * The tables of the large tenants after a window in which the shards took {@code shardLoads} and the tenants
    * {@code writes} (at least every large one), the tenants routed by {@code current} tables meanwhile and the others to
-   * their base shard. A large tenant that fits on its base shard alone gets the table of that one shard.
+   * their base shard. Every large tenant gets a table; one without a current table that fits on its base shard
+   * gets the table of that one shard (a current table's shards stay candidates, so it may keep more).
    */
   public Map<Long, ShardTable> plan(double[] shardLoads, Map<Long, Long> writes, Map<Long, ShardTable> current) {
     if (shardLoads.length != numShards) {

@@ -384,9 +384,18 @@ public final class RuleMaster implements Closeable {
     }
   }
 
+  /** Why the round would change nothing, or null: also for a malformed round, which the commit then aborts. */
   private static String unchangedReason(RuleRound round, RuleList list) {
+    ShardTable table;
+    try {
+      table = round.getTable() == null ? null : ShardTable.fromAvro(round.getTable());
+    } catch (IllegalArgumentException malformed) {
+      return null;
+    }
+    if (round.getTenants().isEmpty()) {
+      return null;
+    }
     for (long tenant : round.getTenants()) {
-      ShardTable table = round.getTable() == null ? null : ShardTable.fromAvro(round.getTable());
       if (!RuleRequest.alreadyAt(list, tenant, round.getOffsetSize(), round.getCoolDown(), table)) {
         return null;
       }

@@ -52,7 +52,10 @@ public final class ShardTable {
       sum += weight;
     }
     double total = sum;
-    return new ShardTable(shards.clone(), Arrays.stream(weights).map(w -> w / total).toArray());
+    // Weights that already sum to 1 stay as they are, so that a table read back from Avro equals the one written.
+    double[] normalized = Math.abs(total - 1) <= 1e-12 ? weights.clone()
+        : Arrays.stream(weights).map(w -> w / total).toArray();
+    return new ShardTable(shards.clone(), normalized);
   }
 
   public static ShardTable fromAvro(List<ShardWeight> table) {
@@ -76,6 +79,23 @@ public final class ShardTable {
       }
     }
     return shards[shards.length - 1];
+  }
+
+  /**
+   * Whether {@code other} routes about as this table does: the same shards in the same order, each weight within
+   * {@code tolerance} of this one's. A max flow recomputed from the next window's load shifts the weights a little;
+   * such a table is not worth a new rule.
+   */
+  public boolean closeTo(ShardTable other, double tolerance) {
+    if (other == null || !Arrays.equals(shards, other.shards)) {
+      return false;
+    }
+    for (int i = 0; i < weights.length; i++) {
+      if (Math.abs(weights[i] - other.weights[i]) > tolerance) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The shards, in table order (a fresh array). */

@@ -105,6 +105,9 @@ class RuleListTest {
     RuleList rules = RuleList.of(16, List.of(Rule.table(100, first, 7), Rule.table(200, second, 7),
         Rule.grow(300, 4, 7)));
     assertThat(first.weights()).containsExactly(0.75, 0.25);
+    assertThat(first.closeTo(ShardTable.of(new int[] {3, 9}, new double[] {0.78, 0.22}), 0.05)).isTrue();
+    assertThat(first.closeTo(ShardTable.of(new int[] {3, 9}, new double[] {0.5, 0.5}), 0.05)).isFalse();
+    assertThat(first.closeTo(ShardTable.of(new int[] {9, 3}, new double[] {0.25, 0.75}), 0.05)).isFalse();
     assertThat(rules.tableFor(7, 99)).isNull();
     assertThat(rules.tableFor(7, 150)).isEqualTo(first);
     assertThat(rules.tableFor(7, 250)).isEqualTo(second);
@@ -140,6 +143,11 @@ class RuleListTest {
     SingleObjectCodec<RoutingRule> codec = SingleObjectCodec.of(RoutingRule.class);
     Rule table = Rule.table(1_000, ShardTable.of(new int[] {4, 2}, new double[] {0.5, 1.5}), 3, 5);
     assertThat(Rule.fromAvro(codec.decode(codec.encode(table.toAvro())))).isEqualTo(table);
+    // Weights that do not divide evenly read back equal too (a table is normalized once, when it is made).
+    for (int seed = 1; seed < 200; seed++) {
+      ShardTable odd = ShardTable.of(new int[] {0, 1, 2}, new double[] {seed * 0.37, 1.3 / seed, 0.7});
+      assertThat(ShardTable.fromAvro(odd.toAvro())).isEqualTo(odd);
+    }
 
     // A rule as a stack written before tables existed stored it: its own (older) schema's fingerprint and fields.
     Schema older = new Schema.Parser().parse(RuleListTest.class.getResourceAsStream(
