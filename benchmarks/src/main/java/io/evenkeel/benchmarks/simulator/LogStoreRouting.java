@@ -69,18 +69,8 @@ final class LogStoreRouting implements SimulatedPolicy {
       return;
     }
     double[] load = new double[numShards];
-    writesByTenant.forEach((tenant, writes) -> {
-      ShardTable table = current.get(tenant);
-      if (table == null) {
-        load[formula.baseShard(tenant)] += writes;
-        return;
-      }
-      int[] shards = table.shards();
-      double[] weights = table.weights();
-      for (int i = 0; i < shards.length; i++) {
-        load[shards[i]] += writes * weights[i];
-      }
-    });
+    writesByTenant.forEach((tenant, writes) ->
+        LogStorePlanner.addLoad(current.get(tenant), formula.baseShard(tenant), writes, load));
     // Two windows in a row, as the ingest job asks of a hot tenant: the policies differ in what they do, not when.
     overloadedStreak = planner.overloaded(load) ? overloadedStreak + 1 : 0;
     if (overloadedStreak < 2) {

@@ -76,7 +76,7 @@ public final class LogStorePlanner {
     writes.forEach((tenant, count) -> {
       if (count > capacity * LARGE_FRACTION_OF_CAPACITY) {
         large.add(tenant);
-        spread(current.get(tenant), formula.baseShard(tenant), -count, small);
+        addLoad(current.get(tenant), formula.baseShard(tenant), -count, small);
       }
     });
     for (int shard = 0; shard < numShards; shard++) {
@@ -156,7 +156,7 @@ public final class LogStorePlanner {
   }
 
   /** Adds {@code writes} of a tenant to the shards its table (or, without one, its base shard) sends them to. */
-  private static void spread(ShardTable table, int base, double writes, double[] load) {
+  public static void addLoad(ShardTable table, int base, double writes, double[] load) {
     if (table == null) {
       load[base] += writes;
       return;
