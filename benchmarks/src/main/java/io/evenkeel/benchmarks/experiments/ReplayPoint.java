@@ -1,11 +1,14 @@
 package io.evenkeel.benchmarks.experiments;
 
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
+import io.evenkeel.benchmarks.peer.EvenkeelPeer.ShardDocs;
 import io.evenkeel.benchmarks.query.BenchmarkFigures;
 import io.evenkeel.benchmarks.replay.TraceReplayer;
 import io.evenkeel.benchmarks.replay.TraceSpec;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,9 +23,10 @@ import java.util.concurrent.TimeUnit;
  * @param probes probes sent after the warm-up
  * @param unseen of those, the ones not found by the end of the grace period
  * @param timeline rows that became searchable in each second since the replay began, grace period included
+ * @param spread how evenly the rows fell over the shards and servers
  */
 record ReplayPoint(String policy, TraceSpec spec, double offered, double throughput, double delayP50Millis,
-    double delayP99Millis, int probes, int unseen, int rules, double[] timeline) {
+    double delayP99Millis, int probes, int unseen, int rules, double[] timeline, ShardSpread spread) {
 
   static ReplayPoint measure(String policy, TraceSpec spec, Path trace, EvenkeelPeer stack, StackSetup setup)
       throws Exception {
@@ -30,15 +34,27 @@ record ReplayPoint(String policy, TraceSpec spec, double offered, double through
     long start;
     long end;
     long offered;
+    List<ShardDocs> before = stack.shardDocs();
+    List<ShardDocs> afterWarmup;
+    List<ShardDocs> atEnd;
     try (watch) {
       start = System.nanoTime();
+      CompletableFuture<List<ShardDocs>> warmedUp = CompletableFuture.supplyAsync(() -> {
+        try {
+          return stack.shardDocs();
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      }, CompletableFuture.delayedExecutor(nanos(setup.warmupSeconds()), TimeUnit.NANOSECONDS));
       TraceReplayer.atSpeed(trace, stack.bootstrapServers(), 1).onSend(watch::sent).call();
       end = System.nanoTime();
+      atEnd = stack.shardDocs();
+      afterWarmup = warmedUp.join();
       watch.awaitProbes(nanos(setup.graceSeconds()));
       offered = watch.insertsBetween(start + nanos(setup.warmupSeconds()), end);
     }
     return of(policy, spec, start, start + nanos(setup.warmupSeconds()), end, offered, watch.probes(), watch.counts(),
-        stack.committedRules());
+        stack.committedRules(), ShardSpread.of(before, afterWarmup, atEnd, stack.shardDocs()));
   }
 
   /**
@@ -46,7 +62,7 @@ record ReplayPoint(String policy, TraceSpec spec, double offered, double through
    * the warm-up), with {@code offeredRows} new rows sent from then on.
    */
   static ReplayPoint of(String policy, TraceSpec spec, long start, long from, long end, long offeredRows,
-      List<SearchableWatch.Probe> probes, List<SearchableWatch.Count> counts, int rules) {
+      List<SearchableWatch.Probe> probes, List<SearchableWatch.Count> counts, int rules, ShardSpread spread) {
     double measured = (end - from) / 1e9;
     List<SearchableWatch.Probe> window = probes.stream().filter(p -> p.sentNanos() >= from && p.sentNanos() < end)
         .toList();
@@ -58,7 +74,7 @@ record ReplayPoint(String policy, TraceSpec spec, double offered, double through
     }
     return new ReplayPoint(policy, spec, offeredRows / measured,
         (countAt(counts, end) - countAt(counts, from)) / measured, quantile(delays, 0.5), quantile(delays, 0.99),
-        delays.length, unseen, rules, timeline);
+        delays.length, unseen, rules, timeline, spread);
   }
 
   /** Served: throughput over offered. */

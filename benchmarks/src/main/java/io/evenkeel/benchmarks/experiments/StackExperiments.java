@@ -58,6 +58,10 @@ public final class StackExperiments implements Callable<Integer> {
           + " ${DEFAULT-VALUE})")
   String scale;
 
+  @Option(names = "--policies", split = ",", description = "Only these of the scale's policies (hashing, double:8,"
+      + " dynamic, logstore); the report's sections then hold only them.")
+  List<String> policies;
+
   @Option(names = "--repo", defaultValue = ".", description = "The Evenkeel checkout whose bin/evenkeel runs.")
   Path repo;
 
@@ -90,6 +94,9 @@ public final class StackExperiments implements Callable<Integer> {
       case "smoke" -> StackSetup.smoke();
       default -> throw new CommandLine.ParameterException(new CommandLine(this), "--scale is full or smoke");
     };
+    if (policies != null) {
+      setup = setup.withPolicies(policies);
+    }
     if (!List.of("calibrate", "rate", "theta", "adaptivity", "all").contains(experiment)) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--experiment is calibrate, rate, theta,"
           + " adaptivity or all");
@@ -208,7 +215,34 @@ public final class StackExperiments implements Callable<Integer> {
             r -> r.delayP99Millis() + calibration.delayFloorMillis()), true));
     PaperReport.section(report, "stack-theta", "Real stack: write throughput and delay against the skew θ [ESDB fig."
         + " 11]", command("theta"), "Stack: " + setup, csv, table(pairs), charts);
+    spreadSection(pairs, csv);
     queriesSection(pairs);
+  }
+
+  /** Figs. 12 and 13d from the θ points: how evenly each policy spread the rows over shards and servers. */
+  private void spreadSection(List<Pair> pairs, Path csv) throws IOException {
+    StringBuilder table = new StringBuilder("| policy | θ | per-shard throughput, std / mean | per-server | largest"
+        + " shard / smallest | simulated: per shard, per server, largest / smallest |\n|---|---:|---:|---:|---:|---:|\n");
+    for (Pair pair : pairs) {
+      ShardSpread real = pair.real().spread();
+      SimulationResult s = pair.simulated();
+      table.append(String.format(Locale.ROOT, "| %s | %.1f | %.2f | %.2f | %.1f | %.2f, %.2f, %.1f |%n",
+          pair.real().policy(), pair.theta(), real.shardThroughputSpread(), real.serverThroughputSpread(),
+          real.shardSizeMaxOverMin(), s.shardThroughputSpread(), s.serverThroughputSpread(),
+          s.shardSizeMaxOverMin()));
+    }
+    table.append("\nFrom the primaries' document counts (their Stats calls): throughput is each shard's rows indexed"
+        + " between the warm-up's end and the replay's end, a server's the sum of its primaries'; sizes are the"
+        + " replay's rows on each shard once the grace period is over (an empty shard counts as one row).\n");
+    List<Path> charts = List.of(
+        output.lineChart("stack-theta-spread", "Real stack: per-shard write throughput, std / mean, against skew",
+            "θ", "std / mean", lines(pairs, Pair::theta, r -> r.spread().shardThroughputSpread(),
+                SimulationResult::shardThroughputSpread), false),
+        output.lineChart("stack-theta-shard-size", "Real stack: largest shard over smallest against skew", "θ",
+            "largest / smallest (log)", lines(pairs, Pair::theta, r -> r.spread().shardSizeMaxOverMin(),
+                SimulationResult::shardSizeMaxOverMin), true));
+    PaperReport.section(report, "stack-spread", "Real stack: load spread over shards and servers, shard sizes"
+        + " [ESDB figs. 12 and 13d]", command("theta"), "Stack: " + setup, csv, table.toString(), charts);
   }
 
   /**
@@ -410,8 +444,9 @@ public final class StackExperiments implements Callable<Integer> {
 
   private List<String> header() {
     return List.of("policy", "theta", "rate", "offered", "throughput", "delay_p50_ms", "delay_p99_ms", "probes",
-        "unseen", "rules", "simulated_policy", "simulated_throughput", "simulated_delay_p50_ms",
-        "simulated_delay_p99_ms");
+        "unseen", "rules", "shard_throughput_spread", "server_throughput_spread", "shard_size_max_over_min",
+        "simulated_policy", "simulated_throughput", "simulated_delay_p50_ms", "simulated_delay_p99_ms",
+        "simulated_shard_throughput_spread", "simulated_server_throughput_spread", "simulated_shard_size_max_over_min");
   }
 
   private List<List<Object>> rows(List<Pair> pairs) {
@@ -420,9 +455,11 @@ public final class StackExperiments implements Callable<Integer> {
       ReplayPoint r = pair.real();
       SimulationResult s = pair.simulated();
       List<Object> row = new ArrayList<>(List.of(r.policy(), pair.theta(), pair.rate(), r.offered(), r.throughput(),
-          r.delayP50Millis(), r.delayP99Millis(), r.probes(), r.unseen(), r.rules()));
+          r.delayP50Millis(), r.delayP99Millis(), r.probes(), r.unseen(), r.rules(), r.spread().shardThroughputSpread(),
+          r.spread().serverThroughputSpread(), r.spread().shardSizeMaxOverMin()));
       row.addAll(List.of(s.policy(), s.throughput(), s.delayP50Millis() + calibration.delayFloorMillis(),
-          s.delayP99Millis() + calibration.delayFloorMillis()));
+          s.delayP99Millis() + calibration.delayFloorMillis(), s.shardThroughputSpread(), s.serverThroughputSpread(),
+          s.shardSizeMaxOverMin()));
       rows.add(row);
     }
     return rows;

@@ -51,6 +51,12 @@ record StackSetup(int servers, int shards, double shardCapacity, int tenants, do
         graceSeconds, probeEvery, policies, rateFractions, thetas, adaptivitySeconds);
   }
 
+  /** The same setup under other policies. */
+  StackSetup withPolicies(List<String> others) {
+    return new StackSetup(servers, shards, shardCapacity, tenants, jitWarmupSeconds, warmupSeconds, measureSeconds,
+        graceSeconds, probeEvery, others, rateFractions, thetas, adaptivitySeconds);
+  }
+
   /** What the shards index together a second: the rate every experiment is scaled to. */
   double clusterCapacity() {
     return shards * shardCapacity;

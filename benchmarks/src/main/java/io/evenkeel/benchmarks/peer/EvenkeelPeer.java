@@ -4,8 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
+import io.evenkeel.schemas.ShardCopies;
+import io.evenkeel.schemas.shard.ShardStats;
+import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -16,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -89,6 +97,34 @@ public final class EvenkeelPeer implements AutoCloseable {
           RuleProtocolConfig.builder(info.path("zookeeper_root").asText(), info.path("shards").asInt()).build())) {
         rules.start();
         return rules.refresh().size();
+      }
+    }
+  }
+
+  /** A shard's primary: the server it is on, and the documents it has. */
+  public record ShardDocs(int shard, String server, long docs) {}
+
+  /**
+   * Every shard's primary and its documents, read as an operator would: the copies from the cluster state in
+   * ZooKeeper, the documents from each primary's Stats call.
+   */
+  public List<ShardDocs> shardDocs() throws Exception {
+    JsonNode info = stackInfo();
+    try (CuratorFramework zookeeper = CuratorFrameworkFactory.newClient(info.path("zookeeper").asText(),
+        new ExponentialBackoffRetry(200, 3));
+        ClusterClient shards = new ClusterClient()) {
+      zookeeper.start();
+      try (ClusterStateClient cluster = new ClusterStateClient(zookeeper, info.path("zookeeper_root").asText())) {
+        cluster.start();
+        List<ShardDocs> docs = new ArrayList<>();
+        for (ShardCopies copies : cluster.current().shards().values()) {
+          ShardStats stats = shards.blockingStub(ShardAddress.parse(copies.getPrimary()))
+              .withDeadlineAfter(5, TimeUnit.SECONDS)
+              .stats(StatsRequest.newBuilder().setShard(copies.getShard()).build());
+          docs.add(new ShardDocs(copies.getShard(), copies.getPrimary(), stats.getDocs()));
+        }
+        docs.sort(Comparator.comparingInt(ShardDocs::shard));
+        return docs;
       }
     }
   }

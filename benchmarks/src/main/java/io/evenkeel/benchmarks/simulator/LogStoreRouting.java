@@ -78,11 +78,13 @@ final class LogStoreRouting implements SimulatedPolicy {
     }
     overloadedStreak = 0;
     // As the real stack's rule list: a tenant the planner leaves out keeps the table it has.
+    // and, as the ingest job, only the tables that changed become rules.
+    Map<Long, ShardTable> changed = planner.changes(planner.plan(load, writesByTenant, current), current);
     Map<Long, ShardTable> next = new HashMap<>(current);
-    next.putAll(planner.plan(load, writesByTenant, current));
+    next.putAll(changed);
     pending = next;
     pendingFrom = now + effectiveDelayMillis;
-    tables++;
+    tables += changed.size();
   }
 
   @Override

@@ -22,7 +22,7 @@ interface SimulatedPolicy {
   /** The shards a query over all of the tenant's rows visits. */
   int fanOut(long tenant);
 
-  /** Routing rules made so far. */
+  /** Routing rules made so far (for LogStore, the tables that changed: one rule each on the real stack). */
   int rules();
 
   /** Hashing or double hashing: one L for every tenant, nothing learned. */

@@ -37,7 +37,8 @@ class ReplayPointTest {
         new SearchableWatch.Probe(12 * second, 2 * second, true),
         new SearchableWatch.Probe(19 * second, 10 * second, false));
 
-    ReplayPoint point = ReplayPoint.of("hashing", null, 0, 10 * second, 20 * second, 1_000, probes, counts, 3);
+    ReplayPoint point = ReplayPoint.of("hashing", null, 0, 10 * second, 20 * second, 1_000, probes, counts, 3,
+        ShardSpread.UNKNOWN);
 
     assertThat(point.offered()).isEqualTo(100);
     assertThat(point.throughput()).isCloseTo(120, within(1e-9));

@@ -11,6 +11,7 @@ import io.evenkeel.schemas.ShardLoad;
 import io.evenkeel.schemas.TenantShare;
 import io.evenkeel.schemas.WindowSummary;
 import io.evenkeel.schemas.codec.AvroTrust;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +22,8 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code logstore} policy's balancer: LogStore's max-flow tables ({@link LogStorePlanner}) over the monitor's
@@ -31,8 +34,7 @@ import org.apache.flink.util.Collector;
  * them.
  */
 public final class LogStoreDetector extends KeyedProcessFunction<Integer, WindowSummary, RuleProposal> {
-  /** A table whose shards stay and whose weights move less than this is not proposed again. */
-  private static final double WEIGHT_TOLERANCE = 0.05;
+  private static final Logger LOG = LoggerFactory.getLogger(LogStoreDetector.class);
   private final IngestSettings settings;
   private transient LogStorePlanner planner;
   private transient ShardFormula formula;
@@ -98,15 +100,13 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
       hottest = loads[shard] > loads[hottest] ? shard : hottest;
     }
     Map<Long, ShardTable> planned = planner.plan(loads, writes, current);
-    for (Map.Entry<Long, ShardTable> entry : planned.entrySet()) {
+    Map<Long, ShardTable> changed = planner.changes(planned, current);
+    LOG.info("window {}: shard loads {}, capacity {}; {} large tenants planned, {} tables changed: {}",
+        summary.getWindowStart(), Arrays.toString(loads), Math.round(planner.capacity(loads)), planned.size(),
+        changed.size(), changed);
+    for (Map.Entry<Long, ShardTable> entry : changed.entrySet()) {
       long tenant = entry.getKey();
       ShardTable table = entry.getValue();
-      ShardTable now = current.get(tenant);
-      boolean unchanged = now == null ? table.size() == 1 && table.shards()[0] == formula.baseShard(tenant)
-          : table.closeTo(now, WEIGHT_TOLERANCE);
-      if (unchanged) {
-        continue;
-      }
       out.collect(RuleProposal.newBuilder()
           .setProposalId(UUID.randomUUID().toString())
           .setTenantId(tenant)

@@ -34,6 +34,8 @@ public final class LogStorePlanner {
   private static final int MAX_ROUNDS = 16;
   /** Tenants above this fraction of a shard's capacity enter the flow network. */
   private static final double LARGE_FRACTION_OF_CAPACITY = 1.0 / 20;
+  /** A table whose shards stay and whose weights move less than this is not worth a new rule. */
+  public static final double WEIGHT_TOLERANCE = 0.05;
 
   private final ShardFormula formula;
   private final int numShards;
@@ -153,6 +155,23 @@ public final class LogStorePlanner {
           used.stream().mapToDouble(shard -> flow[shard]).toArray()));
     }
     return next;
+  }
+
+  /**
+   * Of the {@code planned} tables, those worth a new rule: a tenant's first table unless it is just its base shard,
+   * or a table that changes its shards or moves a weight by more than {@link #WEIGHT_TOLERANCE}.
+   */
+  public Map<Long, ShardTable> changes(Map<Long, ShardTable> planned, Map<Long, ShardTable> current) {
+    Map<Long, ShardTable> changed = new HashMap<>();
+    planned.forEach((tenant, table) -> {
+      ShardTable now = current.get(tenant);
+      boolean unchanged = now == null ? table.size() == 1 && table.shards()[0] == formula.baseShard(tenant)
+          : table.closeTo(now, WEIGHT_TOLERANCE);
+      if (!unchanged) {
+        changed.put(tenant, table);
+      }
+    });
+    return changed;
   }
 
   /** Adds {@code writes} of a tenant to the shards its table (or, without one, its base shard) sends them to. */

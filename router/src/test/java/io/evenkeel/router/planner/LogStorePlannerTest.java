@@ -69,6 +69,21 @@ class LogStorePlannerTest {
   }
 
   @Test
+  void onlyTablesThatMoveAShardOrAWeightBeyondTheToleranceAreChanges() {
+    Map<Long, ShardTable> current = Map.of(7L, ShardTable.of(new int[] {1, 2}, new double[] {0.5, 0.5}));
+    int home = formula.baseShard(8);
+    Map<Long, ShardTable> planned = Map.of(
+        7L, ShardTable.of(new int[] {1, 2}, new double[] {0.52, 0.48}),
+        8L, ShardTable.of(new int[] {home}, new double[] {1}),
+        9L, ShardTable.of(new int[] {formula.baseShard(9), (formula.baseShard(9) + 1) % SHARDS},
+            new double[] {0.5, 0.5}));
+    assertThat(planner.changes(planned, current).keySet()).as("a nudge and a tenant left home are no change")
+        .containsExactly(9L);
+    Map<Long, ShardTable> moved = Map.of(7L, ShardTable.of(new int[] {1, 2}, new double[] {0.6, 0.4}));
+    assertThat(planner.changes(moved, current)).containsKey(7L);
+  }
+
+  @Test
   void evenLoadIsNotOverloadedAndOnlyTenantsAboveATwentiethOfAShardAreLarge() {
     assertThat(planner.overloaded(new double[] {10, 10, 10, 10, 10, 10, 10, 11.9})).isFalse();
     assertThat(planner.overloaded(new double[] {10, 10, 10, 10, 10, 10, 10, 14})).isTrue();
