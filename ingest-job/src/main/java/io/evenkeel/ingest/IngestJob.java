@@ -20,8 +20,6 @@ import io.evenkeel.ingest.source.RawRecordDeserializer;
 import io.evenkeel.ingest.source.RecordFormat;
 import io.evenkeel.ingest.source.SingleObjectFormat;
 import io.evenkeel.ingest.source.SourcedChange;
-import io.evenkeel.router.planner.BalancePlanner;
-import io.evenkeel.router.planner.LogStorePlanner;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.WindowSummary;
@@ -125,11 +123,7 @@ public final class IngestJob {
 
   private static void monitor(DataStream<RoutedChange> routed, IngestSettings settings) {
     Duration window = Duration.ofMillis(settings.monitorWindowMs);
-    boolean logStore = settings.policySpec().kind() == PolicySpec.Kind.LOGSTORE;
-    // Every tenant the balancer may act on is reported: the hot ones, or LogStore's large ones.
-    double reportShare = logStore ? LogStorePlanner.largeShare(settings.numShards)
-        : BalancePlanner.builder(settings.numShards).maxTenantShareOfShard(settings.maxTenantShareOfShard).build()
-            .hotShareThreshold();
+    double reportShare = settings.monitorReportShare();
     DataStream<WindowSummary> summaries = routed
         .transform("count per window (local)", TypeInformation.of(WindowCount.class),
             new LocalWindowCounter(settings.monitorWindowMs)).uid("local-window-counts")
@@ -144,6 +138,7 @@ public final class IngestJob {
     if (!settings.byRuleList()) {
       return;
     }
+    boolean logStore = settings.policySpec().kind() == PolicySpec.Kind.LOGSTORE;
     DataStream<RuleProposal> proposals = summaries
         .keyBy(s -> 0)
         .process(logStore ? new LogStoreDetector(settings) : new HotspotDetector(settings))

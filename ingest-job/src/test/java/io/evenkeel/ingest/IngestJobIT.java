@@ -148,14 +148,16 @@ class IngestJobIT {
   }
 
   /**
-   * Produces {@code count} changes at about {@code perSecond}; from {@code hotFrom} on, {@link #HOT_TENANT} takes 40%
-   * of the inserts. Returns when the change at {@code pauseAt} has been sent, if {@code pauseAt} >= 0.
+   * Produces {@code count} changes at about {@code perSecond}; from {@code hotFrom} on, {@link #HOT_TENANT} takes
+   * {@code hotShare} of the inserts. Returns when the change at {@code pauseAt} has been sent, if {@code pauseAt} >= 0.
    */
   private static final class Producer {
     final ChangeStream stream = new ChangeStream(7, TENANTS, 1.0);
     final KafkaProducer<byte[], byte[]> kafka;
     int sent;
     long hotSince = -1;
+    /** The hot tenant's share of the inserts while it is hot. */
+    double hotShare = 0.4;
 
     Producer(String bootstrapServers) {
       Properties properties = new Properties();
@@ -172,7 +174,7 @@ class IngestJobIT {
         if (sent == hotFrom) {
           hotSince = now;
         }
-        TransactionLogChange change = stream.next(now, sent >= hotFrom ? HOT_TENANT : -1, 0.4);
+        TransactionLogChange change = stream.next(now, sent >= hotFrom ? HOT_TENANT : -1, hotShare);
         byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
         kafka.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)));
         if (sent % 1_000 == 0) {
@@ -218,6 +220,51 @@ class IngestJobIT {
     assertThat(reasons).hasSize(2);
     assertThat(reasons.get(0)).contains("BadHeaderException");
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
+  void aHotTenantThatCoolsIsNarrowedAgainAndItsNewRowsLandOnFewerShards() throws Exception {
+    settings.proposalRestMs = 2_000;
+    settings.coolDownMs = 3_000;
+    Producer producer = new Producer(kafka.bootstrapServers());
+    JobClient job = submit(new Configuration());
+    // Hot for 4 s, then a trickle (0.5% of the inserts) for 16 s.
+    producer.produce("changes", 60_000, 0, 15_000);
+    long cooledAt = System.currentTimeMillis();
+    producer.hotShare = 0.005;
+    producer.produce("changes", 300_000, 0, 15_000);
+    producer.kafka.close();
+
+    RuleList rules = awaitIndexed(producer.stream.expectedLiveRows(), job);
+    List<Rule> hot = rules.rules().stream().filter(r -> r.names(HOT_TENANT)).toList();
+    assertThat(hot).as("the hot tenant's rules; all: %s", rules.rules()).hasSizeGreaterThanOrEqualTo(2);
+    Rule widened = hot.get(0);
+    assertThat(widened.coolDown()).isFalse();
+    assertThat(widened.offsetSize()).isEqualTo(SHARDS);
+    // The updates of its recent rows fade over a second or so: a window of them may narrow it to 2 or 4 first.
+    for (int i = 1; i < hot.size(); i++) {
+      assertThat(hot.get(i).coolDown()).as("rule %d of %s", i, hot).isTrue();
+      assertThat(hot.get(i).offsetSize()).as("rule %d of %s", i, hot).isLessThan(hot.get(i - 1).offsetSize());
+    }
+    Rule narrowed = hot.get(hot.size() - 1);
+    assertThat(narrowed.offsetSize()).isEqualTo(1);
+    RoutingPolicy policy = settings.policySpec().policy(rules);
+    assertThat(policy.shardsFor(HOT_TENANT).size()).as("shards of all its rows").isEqualTo(SHARDS);
+    assertThat(policy.shardsFor(HOT_TENANT, narrowed.effectiveTime(), Long.MAX_VALUE).size())
+        .as("shards a query of its rows created since the cool-down visits").isEqualTo(1);
+    // awaitIndexed found every row on the shard its rules name: those created since the cool-down on one.
+    List<TransactionLogChange> since = producer.stream.expectedLiveRows().values().stream()
+        .filter(r -> r.getTenantId() == HOT_TENANT && r.getCreatedTime() >= narrowed.effectiveTime()).toList();
+    assertThat(since).as("its rows created since the cool-down").isNotEmpty();
+    assertThat(since.stream().map(r -> policy.shardFor(HOT_TENANT, r.getRowId(), r.getCreatedTime())).distinct())
+        .hasSize(1);
+    List<RuleProposal> coolDowns = read(settings.proposalTopic, rules.size(), PROPOSALS).stream()
+        .filter(p -> p.getTenantId() == HOT_TENANT && p.getCoolDown()).toList();
+    assertThat(coolDowns).extracting(RuleProposal::getOutcome).contains(ProposalOutcome.COMMITTED);
+    System.out.printf("hot tenant %d: widened to L=%d effective %d ms after it became hot, then %s, the last"
+            + " effective %d ms after it cooled; %d rows since (%s)%n", HOT_TENANT, widened.offsetSize(),
+        widened.effectiveTime() - producer.hotSince, hot.subList(1, hot.size()), narrowed.effectiveTime() - cooledAt,
+        since.size(), coolDowns.get(coolDowns.size() - 1).getReason());
   }
 
   @Test

@@ -64,7 +64,7 @@ final class LogStoreRouting implements SimulatedPolicy {
   }
 
   @Override
-  public void windowEnded(Map<Long, Long> writesByTenant, long now) {
+  public void windowEnded(Map<Long, Long> writesByTenant, long[] shardWrites, long now) {
     if (writesByTenant.isEmpty() || pending != null) {
       return;
     }

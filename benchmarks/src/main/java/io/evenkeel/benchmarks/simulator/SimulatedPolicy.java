@@ -1,13 +1,15 @@
 package io.evenkeel.benchmarks.simulator;
 
+import io.evenkeel.router.hashing.ShardFormula;
 import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.planner.OffsetSizeGovernor;
+import io.evenkeel.router.planner.OffsetSizeProposal;
+import io.evenkeel.router.planner.TenantTrend;
+import io.evenkeel.router.planner.WindowLoad;
 import io.evenkeel.router.policy.RoutingPolicy;
-import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /** A routing policy as the simulator drives it: it routes writes and may learn from the monitor's windows. */
 interface SimulatedPolicy {
@@ -16,8 +18,8 @@ interface SimulatedPolicy {
   /** The shard of a row created at {@code now}. */
   int shardFor(long tenant, long rowId, long now);
 
-  /** A monitor window has ended at {@code now}, having counted these writes per tenant. */
-  void windowEnded(Map<Long, Long> writesByTenant, long now);
+  /** A monitor window has ended at {@code now}, having counted these writes per tenant and per shard. */
+  void windowEnded(Map<Long, Long> writesByTenant, long[] shardWrites, long now);
 
   /** The shards a query over all of the tenant's rows visits. */
   int fanOut(long tenant);
@@ -39,7 +41,7 @@ interface SimulatedPolicy {
       }
 
       @Override
-      public void windowEnded(Map<Long, Long> writesByTenant, long now) {
+      public void windowEnded(Map<Long, Long> writesByTenant, long[] shardWrites, long now) {
       }
 
       @Override
@@ -55,17 +57,19 @@ interface SimulatedPolicy {
   }
 
   /**
-   * Dynamic secondary hashing with the ingest job's hotspot detection: {@link BalancePlanner}'s CheckHotSpot and
-   * ComputeOffsetSize over each window, a tenant proposed when hot in two windows in a row, needing a larger L than
-   * its rules give, and not proposed within the rest period; the rule takes effect {@code effectiveDelayMillis} after
-   * the window (the commit protocol's future effective time), so rows already written keep their shards.
+   * Dynamic secondary hashing with the ingest job's hotspot detection: {@link OffsetSizeGovernor} over each window
+   * (CheckHotSpot and ComputeOffsetSize, damped: two hot windows in a row, a minimum gain, cool-down with a
+   * hysteresis band, a rest between proposals); a rule takes effect {@code effectiveDelayMillis} after the window
+   * (the commit protocol's future effective time), so rows already written keep their shards.
    */
-  static SimulatedPolicy dynamic(BalancePlanner planner, int numShards, long effectiveDelayMillis, long restMillis) {
+  static SimulatedPolicy dynamic(BalancePlanner planner, int numShards, long effectiveDelayMillis, long windowMillis,
+      OffsetSizeGovernor.Settings settings) {
     return new SimulatedPolicy() {
+      private final OffsetSizeGovernor governor = new OffsetSizeGovernor(planner, ShardFormula.standard(numShards),
+          settings);
+      private final Map<Long, TenantTrend> trends = new HashMap<>();
       private RuleList rules = RuleList.empty(numShards);
       private RoutingPolicy routing = RoutingPolicy.dynamic(rules);
-      private final Map<Long, Integer> hotStreaks = new HashMap<>();
-      private final Map<Long, Long> lastProposedAt = new HashMap<>();
 
       @Override
       public String name() {
@@ -78,25 +82,12 @@ interface SimulatedPolicy {
       }
 
       @Override
-      public void windowEnded(Map<Long, Long> writesByTenant, long now) {
-        double total = writesByTenant.values().stream().mapToLong(Long::longValue).sum();
-        Set<Long> hotNow = new HashSet<>();
-        writesByTenant.forEach((tenant, writes) -> {
-          double share = writes / total;
-          if (!planner.checkHotSpot(share)) {
-            return;
-          }
-          hotNow.add(tenant);
-          int streak = hotStreaks.merge(tenant, 1, Integer::sum);
-          int current = rules.offsetSizeFor(tenant, Long.MAX_VALUE);
-          int proposed = planner.computeOffsetSize(share);
-          Long last = lastProposedAt.get(tenant);
-          if (streak >= 2 && proposed > current && (last == null || now - last >= restMillis)) {
-            lastProposedAt.put(tenant, now);
-            rules = rules.append(Rule.grow(now + effectiveDelayMillis, proposed, tenant));
-          }
-        });
-        hotStreaks.keySet().retainAll(hotNow);
+      public void windowEnded(Map<Long, Long> writesByTenant, long[] shardWrites, long now) {
+        long total = writesByTenant.values().stream().mapToLong(Long::longValue).sum();
+        WindowLoad window = new WindowLoad(now - windowMillis, now, writesByTenant, total, shardWrites);
+        for (OffsetSizeProposal proposal : governor.decide(window, rules, trends)) {
+          rules = rules.append(proposal.rule(now + effectiveDelayMillis));
+        }
         routing = RoutingPolicy.dynamic(rules);
       }
 

@@ -3,6 +3,7 @@ package io.evenkeel.benchmarks.simulator;
 import io.evenkeel.benchmarks.report.Stats;
 import io.evenkeel.benchmarks.trace.ZipfTenants;
 import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.planner.OffsetSizeGovernor;
 import io.evenkeel.router.policy.RoutingPolicy;
 import java.util.Arrays;
 import java.util.DoubleSummaryStatistics;
@@ -39,7 +40,8 @@ public final class Simulation {
           RoutingPolicy.doubleHashing(scenario.shards(), scenario.doubleHashingOffsetSize()));
       case "dynamic" -> SimulatedPolicy.dynamic(
           BalancePlanner.builder(scenario.shards()).maxTenantShareOfShard(scenario.alpha()).build(),
-          scenario.shards(), millis(scenario.effectiveDelaySeconds()), 60_000); // the job's --proposal-rest-ms
+          scenario.shards(), millis(scenario.effectiveDelaySeconds()), millis(scenario.windowSeconds()),
+          OffsetSizeGovernor.Settings.DEFAULT); // the job's defaults
       case "logstore" -> new LogStoreRouting(scenario.shards(), millis(scenario.effectiveDelaySeconds()));
       default -> throw new IllegalArgumentException("no policy " + name + "; one of " + POLICIES);
     };
@@ -56,6 +58,7 @@ public final class Simulation {
     ZipfTenants tenants = new ZipfTenants(RandomSource.XO_RO_SHI_RO_128_PP.create(scenario.seed()),
         scenario.tenants(), scenario.theta());
     long[] windowCounts = new long[scenario.tenants()];
+    long[] shardCounts = new long[scenario.shards()];
     double[] timeline = new double[(int) Math.ceil(scenario.durationSeconds())];
     double carry = 0;
     double offered = 0;
@@ -78,12 +81,15 @@ public final class Simulation {
       for (int i = 0; i < writes; i++) {
         long tenant = tenants.next();
         windowCounts[(int) tenant]++;
-        queues.arrive(policy.shardFor(tenant, rowId++, now));
+        int shard = policy.shardFor(tenant, rowId++, now);
+        shardCounts[shard]++;
+        queues.arrive(shard);
       }
       timeline[(int) (now / 1000)] += queues.serve();
       if ((t + 1) % windowTicks == 0) {
-        policy.windowEnded(counted(windowCounts), now + Math.round(tick));
+        policy.windowEnded(counted(windowCounts), shardCounts, now + Math.round(tick));
         Arrays.fill(windowCounts, 0);
+        Arrays.fill(shardCounts, 0);
       }
     }
     queues.countWaiting();

@@ -1,17 +1,20 @@
 package io.evenkeel.ingest.detect;
 
 import io.evenkeel.ingest.settings.IngestSettings;
+import io.evenkeel.router.hashing.ShardFormula;
 import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.planner.OffsetSizeGovernor;
+import io.evenkeel.router.planner.OffsetSizeProposal;
+import io.evenkeel.router.planner.TenantTrend;
+import io.evenkeel.router.planner.WindowLoad;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.RuleProposal;
+import io.evenkeel.schemas.ShardLoad;
 import io.evenkeel.schemas.TenantShare;
 import io.evenkeel.schemas.WindowSummary;
 import io.evenkeel.schemas.codec.AvroTrust;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Locale;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -21,17 +24,16 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * CheckHotSpot and ComputeOffsetSize over the monitor's window summaries (ESDB's Algorithm 1, via {@link
- * BalancePlanner}). To avoid oscillation a tenant is proposed only when it is hot in two windows in a row, when it
- * needs a larger L than the committed rules give its new rows, and not again within the rest period.
+ * CheckHotSpot and ComputeOffsetSize over the monitor's window summaries (ESDB's Algorithm 1), damped by the {@link
+ * OffsetSizeGovernor}: widen a tenant hot in two windows in a row when it pays, narrow a widened one that has stayed
+ * cool, and rest between proposals. Each tenant's memory is keyed state, so it survives a restart.
  */
 public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowSummary, RuleProposal> {
   private final IngestSettings settings;
-  private transient BalancePlanner planner;
+  private transient OffsetSizeGovernor governor;
   private transient CuratorFramework zookeeper;
   private transient RuleListClient rules;
-  private transient MapState<Long, Integer> hotStreaks;
-  private transient MapState<Long, Long> lastProposedAt;
+  private transient MapState<Long, TenantTrend> trends;
   private transient volatile double topShare;
   private transient volatile long topTenant;
 
@@ -42,13 +44,14 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
   @Override
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
-    planner = BalancePlanner.builder(settings.numShards).maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
+    BalancePlanner planner = BalancePlanner.builder(settings.numShards)
+        .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
+    governor = new OffsetSizeGovernor(planner, ShardFormula.standard(settings.numShards),
+        settings.governorSettings());
     zookeeper = settings.startZooKeeperClient();
     rules = new RuleListClient(zookeeper, settings.protocolConfig());
     rules.start();
-    hotStreaks = getRuntimeContext().getMapState(new MapStateDescriptor<>("hot-streaks", Long.class, Integer.class));
-    lastProposedAt = getRuntimeContext().getMapState(
-        new MapStateDescriptor<>("last-proposed-at", Long.class, Long.class));
+    trends = getRuntimeContext().getMapState(new MapStateDescriptor<>("tenant-trends", Long.class, TenantTrend.class));
     getRuntimeContext().getMetricGroup().gauge("topTenantShare", () -> topShare);
     getRuntimeContext().getMetricGroup().gauge("topTenant", () -> topTenant);
   }
@@ -59,46 +62,43 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
       topShare = summary.getTopTenants().get(0).getShare();
       topTenant = summary.getTopTenants().get(0).getTenantId();
     }
-    Set<Long> hotNow = new HashSet<>();
+    Map<Long, TenantTrend> remembered = new HashMap<>();
+    for (Map.Entry<Long, TenantTrend> entry : trends.entries()) {
+      remembered.put(entry.getKey(), entry.getValue());
+    }
+    for (OffsetSizeProposal proposal : governor.decide(windowLoad(summary), rules.current(), remembered)) {
+      out.collect(RuleProposal.newBuilder()
+          .setProposalId(UUID.randomUUID().toString())
+          .setTenantId(proposal.tenant())
+          .setObservedShare(proposal.share())
+          .setProposedOffsetSize(proposal.proposedOffsetSize())
+          .setCoolDown(proposal.coolDown())
+          .setWindowStart(summary.getWindowStart())
+          .setWindowEnd(summary.getWindowEnd())
+          .setReason(proposal.reason())
+          .setProposedAt(System.currentTimeMillis())
+          .build());
+    }
+    trends.clear();
+    trends.putAll(remembered);
+  }
+
+  private WindowLoad windowLoad(WindowSummary summary) {
+    Map<Long, Long> tenantWrites = new HashMap<>();
     for (TenantShare tenant : summary.getTopTenants()) {
-      if (!planner.checkHotSpot(tenant.getShare())) {
-        continue;
-      }
-      long id = tenant.getTenantId();
-      hotNow.add(id);
-      Integer previous = hotStreaks.get(id);
-      int streak = previous == null ? 1 : previous + 1;
-      hotStreaks.put(id, streak);
-      int current = rules.current().offsetSizeFor(id, Long.MAX_VALUE);
-      int proposed = planner.computeOffsetSize(tenant.getShare());
-      Long last = lastProposedAt.get(id);
-      boolean rested = last == null || summary.getWindowEnd() - last >= settings.proposalRestMs;
-      if (streak >= 2 && proposed > current && rested) {
-        lastProposedAt.put(id, summary.getWindowEnd());
-        out.collect(RuleProposal.newBuilder()
-            .setProposalId(UUID.randomUUID().toString())
-            .setTenantId(id)
-            .setObservedShare(tenant.getShare())
-            .setProposedOffsetSize(proposed)
-            .setWindowStart(summary.getWindowStart())
-            .setWindowEnd(summary.getWindowEnd())
-            .setReason(String.format(Locale.ROOT,
-                "share %.4f > %.4f in %d windows in a row; L %d -> %d puts %.4f on each shard",
-                tenant.getShare(), planner.hotShareThreshold(), streak, current, proposed,
-                tenant.getShare() / proposed))
-            .setProposedAt(System.currentTimeMillis())
-            .build());
+      tenantWrites.put(tenant.getTenantId(), tenant.getWrites());
+    }
+    long[] shardWrites = new long[settings.numShards];
+    for (ShardLoad load : summary.getShardLoads()) {
+      if (load.getShard() >= 0 && load.getShard() < shardWrites.length) {
+        shardWrites[load.getShard()] = load.getWrites();
       }
     }
-    List<Long> cooled = new ArrayList<>();
-    for (Long id : hotStreaks.keys()) {
-      if (!hotNow.contains(id)) {
-        cooled.add(id);
-      }
-    }
-    for (Long id : cooled) {
-      hotStreaks.remove(id);
-    }
+    // The summary lists every tenant above the report share: any other wrote less than the least listed and than it.
+    long unlistedBound = Math.min(tenantWrites.values().stream().mapToLong(Long::longValue).min().orElse(0),
+        (long) Math.floor(settings.monitorReportShare() * summary.getTotalWrites()));
+    return new WindowLoad(summary.getWindowStart(), summary.getWindowEnd(), tenantWrites, summary.getTotalWrites(),
+        shardWrites, unlistedBound);
   }
 
   @Override

@@ -96,9 +96,11 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
     // Submitting writes to ZooKeeper, which may be away for a while: never on the task thread.
     CompletableFuture.supplyAsync(() -> {
       try {
-        RuleRequest request = proposal.getProposedTable() == null
-            ? RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId())
-            : RuleRequest.table(ShardTable.fromAvro(proposal.getProposedTable()), proposal.getTenantId());
+        RuleRequest request = proposal.getProposedTable() != null
+            ? RuleRequest.table(ShardTable.fromAvro(proposal.getProposedTable()), proposal.getTenantId())
+            : proposal.getCoolDown()
+                ? RuleRequest.coolDown(proposal.getProposedOffsetSize(), proposal.getTenantId())
+                : RuleRequest.grow(proposal.getProposedOffsetSize(), proposal.getTenantId());
         return proposer.submit(request.because(proposal.getReason()));
       } catch (Exception e) {
         throw new CompletionException(e);

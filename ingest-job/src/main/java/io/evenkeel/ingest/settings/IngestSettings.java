@@ -3,6 +3,9 @@ package io.evenkeel.ingest.settings;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.cluster.ClusterPlacement;
 import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.router.planner.BalancePlanner;
+import io.evenkeel.router.planner.LogStorePlanner;
+import io.evenkeel.router.planner.OffsetSizeGovernor;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
@@ -155,7 +158,21 @@ public class IngestSettings implements Serializable {
 
   @Option(names = "--proposal-rest-ms",
       description = "A tenant is proposed again only after this rest period. (default: ${DEFAULT-VALUE})")
-  public long proposalRestMs = 60_000;
+  public long proposalRestMs = OffsetSizeGovernor.Settings.DEFAULT.restMs();
+
+  @Option(names = "--cool-down-ms",
+      description = "A widened tenant is narrowed once a smaller L has done for this long. (default: ${DEFAULT-VALUE})")
+  public long coolDownMs = OffsetSizeGovernor.Settings.DEFAULT.coolDownMs();
+
+  @Option(names = "--cool-band",
+      description = "Hysteresis: a tenant is narrowed only to an L that keeps its share of each shard within this"
+          + " fraction of the hot threshold, in (0, 1]. (default: ${DEFAULT-VALUE})")
+  public double coolBand = OffsetSizeGovernor.Settings.DEFAULT.coolBand();
+
+  @Option(names = "--min-gain",
+      description = "A tenant is widened only when the hottest shard it touches would carry at least this fraction"
+          + " less, in [0, 1). (default: ${DEFAULT-VALUE})")
+  public double minGain = OffsetSizeGovernor.Settings.DEFAULT.minGain();
 
   @Option(names = "--effective-delay-ms", description = "T of the rule commit protocol. (default: ${DEFAULT-VALUE})")
   public long effectiveDelayMs = RuleProtocolConfig.DEFAULT_EFFECTIVE_DELAY.toMillis();
@@ -164,6 +181,25 @@ public class IngestSettings implements Serializable {
       description = "How far ahead of this job's clock a row's created_time may be; below T/2."
           + " (default: ${DEFAULT-VALUE})")
   public long maxClockSkewMs = RuleProtocolConfig.DEFAULT_MAX_CLOCK_SKEW.toMillis();
+
+  /**
+   * The share above which the monitor lists a tenant in its window summaries, besides the top 10: every tenant the
+   * balancer may act on. Under LogStore's routing its large tenants; else every tenant above the cool band (half the
+   * hot threshold by default), so that a widened tenant the summary leaves out is known to be within the band.
+   */
+  public double monitorReportShare() {
+    if (policySpec().kind() == PolicySpec.Kind.LOGSTORE) {
+      return LogStorePlanner.largeShare(numShards);
+    }
+    return coolBand * BalancePlanner.builder(numShards).maxTenantShareOfShard(maxTenantShareOfShard).build()
+        .hotShareThreshold();
+  }
+
+  /** How the hotspot detector damps its proposals: the options above, and two hot windows in a row. */
+  public OffsetSizeGovernor.Settings governorSettings() {
+    return new OffsetSizeGovernor.Settings(OffsetSizeGovernor.Settings.DEFAULT.hotWindows(), proposalRestMs,
+        coolDownMs, coolBand, minGain);
+  }
 
   public RuleProtocolConfig protocolConfig() {
     return RuleProtocolConfig.builder(zookeeperRoot, numShards)
@@ -251,6 +287,7 @@ public class IngestSettings implements Serializable {
     RuleList.empty(numShards);
     if (byRuleList()) {
       protocolConfig();
+      governorSettings();
     }
     if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {
       ShardPlacement.fixed(numShards, placement);

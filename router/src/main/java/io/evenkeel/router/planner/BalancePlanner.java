@@ -41,6 +41,10 @@ public final class BalancePlanner {
     return new Builder(numShards);
   }
 
+  public int numShards() {
+    return numShards;
+  }
+
   /** The share of all writes above which a tenant is hot: α / N. */
   public double hotShareThreshold() {
     return maxTenantShareOfShard / numShards;
@@ -54,9 +58,25 @@ public final class BalancePlanner {
 
   /** ComputeOffsetSize: the smallest power of two L that brings the tenant's per-shard share under the threshold. */
   public int computeOffsetSize(double share) {
+    return smallestOffsetSize(share, hotShareThreshold());
+  }
+
+  /**
+   * The L a widened tenant may shrink to (cool-down): the smallest power of two that keeps its share of each shard at
+   * or under {@code band} × α / N. With {@code band} < 1 a tenant shrunk this way must grow its share by 1 / band
+   * before it is hot again: the hysteresis that keeps a tenant near the threshold from flapping.
+   */
+  public int coolOffsetSize(double share, double band) {
+    if (!(band > 0 && band <= 1)) {
+      throw new IllegalArgumentException("the cool-down band must be in (0, 1]; got: " + band);
+    }
+    return smallestOffsetSize(share, band * hotShareThreshold());
+  }
+
+  private int smallestOffsetSize(double share, double perShardLimit) {
     checkShare(share);
     int size = 1;
-    while (size < maxOffsetSize && share / size > hotShareThreshold()) {
+    while (size < maxOffsetSize && share / size > perShardLimit) {
       size <<= 1;
     }
     return size;

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The append-only list of routing rules, ordered by effective time and indexed by tenant. Immutable: {@link #append}
@@ -109,6 +110,11 @@ public final class RuleList {
     if (fromTime > toTime) {
       throw new IllegalArgumentException("time interval is empty: from " + fromTime + " > to " + toTime);
     }
+  }
+
+  /** Every tenant some rule names (unmodifiable). */
+  public Set<Long> tenants() {
+    return byTenant.keySet();
   }
 
   /** The most L any row of {@code tenant} can have, whenever it was created. */

@@ -106,6 +106,27 @@ class SingleObjectCodecTest {
   }
 
   @Test
+  void aProposalWrittenBeforeCoolDownsExistedReadsAsAWidening() throws Exception {
+    // The proposals topic of a running stack holds records of the previous release's schema (SchemaHistory).
+    Schema older = parse("/io/evenkeel/schemas/history/RuleProposal-2.avsc");
+    GenericData.Record old = new GenericData.Record(older);
+    old.put("proposal_id", "p-7");
+    old.put("tenant_id", 9L);
+    old.put("observed_share", 0.31);
+    old.put("proposed_offset_size", 4);
+    old.put("window_start", 0L);
+    old.put("window_end", 10_000L);
+    old.put("reason", "hot");
+    old.put("proposed_at", 10_001L);
+    old.put("outcome", new GenericData.EnumSymbol(older.getField("outcome").schema(), "COMMITTED"));
+    byte[] written = new BinaryMessageEncoder<GenericData.Record>(GenericData.get(), older).encode(old).array();
+    RuleProposal read = SingleObjectCodec.of(RuleProposal.class).decode(written);
+    assertThat(read.getProposedOffsetSize()).isEqualTo(4);
+    assertThat(read.getOutcome()).isEqualTo(ProposalOutcome.COMMITTED);
+    assertThat(read.getCoolDown()).isFalse();
+  }
+
+  @Test
   void newerReaderWithAnAddedFieldReadsCurrentRecords() throws Exception {
     Schema current = TransactionLogChange.getClassSchema();
     List<Schema.Field> fields = new ArrayList<>();
