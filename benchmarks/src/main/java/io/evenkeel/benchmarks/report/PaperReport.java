@@ -25,8 +25,10 @@ public final class PaperReport {
       measured shard capacity and pipeline delay, and the error between them is stated.
 
       **Simulated sections** (`SimulatedExperiments`): a discrete-time model of the write path at ESDB's scale. Real:
-      the routing (the router's `ShardFormula`, `RoutingPolicy` and `BalancePlanner`, with the ingest job's hotspot
-      rule: hot in two monitor windows in a row, a 60 s rest, the rule in effect T after the window) and the workload
+      the routing (the router's `ShardFormula`, `RoutingPolicy` and `BalancePlanner`, with the ingest job's governor,
+      `OffsetSizeGovernor`, at the job's defaults: hot in two monitor windows in a row, a 5% minimum gain on the
+      hottest shard a widening touches, a 60 s rest, a cool-down after 5 minutes within half the hot threshold; the
+      rule in effect T after the window) and the workload
       (tenants with Zipf(θ) write shares, seeded, the same writes for every policy). Modelled: a shard indexes at most
       a fixed number of writes a second (one indexing thread) and a server a fixed total (its cores), shared equally
       among its busy shards; a write's delay is its wait to be indexed (no refresh, network or Kafka). Throughput
@@ -37,8 +39,8 @@ public final class PaperReport {
       share few servers. Spread (fig. 12) is the standard deviation over the mean, so that policies indexing
       different totals compare. Delays are counted in 50 ms ticks: below saturation every policy's p50 and p99 is the
       first tick's 25 ms. `logstore` is our reading of LogStore's max-flow routing (`LogStorePlanner`'s documentation
-      says how; the simulator and the real stack's `--policy logstore` plan with it); its simulated "rules" are the
-      routing tables it computed, its real ones the table rules committed.
+      says how; the simulator and the real stack's `--policy logstore` plan with it); its "rules", simulated and
+      real, are the tables that changed (one table rule each on the real stack).
 
       **The paper's values.** ESDB's evaluation itself could not be read on these machines (only its first pages);
       the design notes it was reimplemented from quote these of its figures, on 8 nodes of 8 vCPUs at 100,000

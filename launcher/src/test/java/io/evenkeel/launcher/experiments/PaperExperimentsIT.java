@@ -2,7 +2,7 @@ package io.evenkeel.launcher.experiments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.benchmarks.experiments.StackExperiments;
+import io.evenkeel.benchmarks.paper.PaperExperiments;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -10,25 +10,29 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * The real-stack experiments' smoke scale, so that the command keeps working: a calibration, one rate point, one θ
- * point with its queries and an adaptivity replay, each on its own {@code bin/evenkeel local} with capped shards; the CSV files, charts and report sections are written and hold what the stacks did. (In the launcher's
- * tests: it runs {@code bin/evenkeel}, which needs every jar built.)
+ * ESDB's whole evaluation at its smoke scale, through the one command that runs it all, so that every part keeps
+ * working: the simulator, the optimizer and frequency-index benchmarks, the real-stack experiments (a calibration,
+ * one rate point, one θ point with its queries and spread, an adaptivity replay, each on its own {@code bin/evenkeel
+ * local} with capped shards) and the replication benchmark (one round of each mode on 2 servers and 2 shards with a
+ * replica each, a kill -9 in each); the CSV files, charts and report sections are written and hold what the stacks
+ * did. (In the launcher's tests: it runs {@code bin/evenkeel}, which needs every jar built.)
  */
-class StackExperimentsIT {
+class PaperExperimentsIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
 
   @TempDir Path dir;
 
   @Test
-  void smokeScaleRunsEveryExperimentOnRealStacks() throws Exception {
+  void smokeScaleRunsEveryExperiment() throws Exception {
     Path out = dir.resolve("results");
     Path report = dir.resolve("REPORT.md");
-    int exit = new CommandLine(new StackExperiments()).execute("--scale", "smoke", "--repo", REPO.toString(),
+    int exit = new CommandLine(new PaperExperiments()).execute("--scale", "smoke", "--repo", REPO.toString(),
         "--work", dir.resolve("work").toString(), "--out", out.toString(), "--report", report.toString());
     assertThat(exit).isZero();
 
@@ -62,14 +66,39 @@ class StackExperimentsIT {
         .mapToDouble(row -> Double.parseDouble(row.get("searchable_rows_per_s"))).reduce((a, b) -> b).orElseThrow();
     assertThat(lastMean).isBetween(1.0, 1.1 * 400);
 
+    // The spread of the θ point [figs. 12, 13d]: from the primaries' counts, a shard-size ratio of at least 1.
+    Map<String, String> theta = csv(out.resolve("stack-theta.csv")).get(0);
+    assertThat(Double.parseDouble(theta.get("shard_throughput_spread"))).isNotNegative();
+    assertThat(Double.parseDouble(theta.get("shard_size_max_over_min"))).isGreaterThanOrEqualTo(1.0);
+
+    // Replication [fig. 15]: one round of each mode, and the killed server's shards got a live primary again
+    // within the ZooKeeper session timeout and a bit.
+    Path replication;
+    try (Stream<Path> files = Files.list(out)) {
+      replication = files.filter(f -> f.getFileName().toString().matches("replication-.*\\.csv")).findFirst()
+          .orElseThrow();
+    }
+    List<Map<String, String>> rounds = csv(replication);
+    assertThat(rounds).extracting(row -> row.get("mode")).containsExactlyInAnyOrder("physical", "logical");
+    for (Map<String, String> round : rounds) {
+      assertThat(Double.parseDouble(round.get("direct_rows_per_s"))).as("direct rows/s searchable on every copy")
+          .isPositive();
+      assertThat(Double.parseDouble(round.get("load_rows_per_s"))).as("load --wait rows/s").isPositive();
+      assertThat(Double.parseDouble(round.get("promotion_s"))).as("promotion s").isBetween(0.0, 60.0);
+    }
+
     String markdown = Files.readString(report);
-    for (String section : List.of("stack-calibration", "stack-rate", "stack-theta", "stack-queries",
-        "stack-adaptivity")) {
+    for (String section : List.of("simulated-rate", "simulated-theta", "simulated-adaptivity", "optimizer",
+        "frequency-index", "stack-calibration", "stack-rate", "stack-theta", "stack-spread", "stack-queries",
+        "stack-adaptivity", "replication")) {
       assertThat(markdown).contains("<!-- begin " + section + " -->", "<!-- end " + section + " -->");
     }
-    for (String chart : List.of("stack-rate-throughput", "stack-rate-delay", "stack-theta-throughput",
-        "stack-theta-delay", "stack-queries", "stack-adaptivity")) {
-      assertThat(Files.readAllBytes(out.resolve(chart + ".png"))).startsWith((byte) 0x89, (byte) 'P', (byte) 'N');
+    assertThat(markdown).contains("physical / logical");
+    for (String chart : List.of("rate-throughput", "theta-spread", "adaptivity", "optimizer", "frequency-index",
+        "stack-rate-throughput", "stack-rate-delay", "stack-theta-throughput", "stack-theta-delay",
+        "stack-theta-spread", "stack-theta-shard-size", "stack-queries", "stack-adaptivity")) {
+      assertThat(Files.readAllBytes(out.resolve(chart + ".png"))).as(chart)
+          .startsWith((byte) 0x89, (byte) 'P', (byte) 'N');
     }
   }
 
