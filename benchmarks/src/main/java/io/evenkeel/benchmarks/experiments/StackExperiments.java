@@ -145,20 +145,31 @@ public final class StackExperiments implements Callable<Integer> {
       print("calibration, 200% of a shard", overload);
     }
     Calibration measured = new Calibration(overload.throughput(), floor.delayP50Millis());
+    int costShards = 8;
+    ShardCosts costs = ShardCosts.measure(repo, work.resolve("stack-shard-costs"), costShards,
+        scale.equals("smoke") ? 5_000 : 200_000);
+    System.out.printf(Locale.ROOT, "calibration, uncapped direct writes: one shard %,.0f rows/s, %d shards of one"
+        + " server %,.0f rows/s (%d cores)%n", costs.shardRowsPerSecond(), costShards, costs.serverRowsPerSecond(),
+        costs.cores());
     Path csv = output.csv("stack-calibration", List.of("configured_capacity", "offered_light", "delay_p50_light_ms",
-        "offered_heavy", "throughput_heavy"), List.of(List.of(cap, floor.offered(), floor.delayP50Millis(),
-        overload.offered(), overload.throughput())));
+        "offered_heavy", "throughput_heavy", "shard_direct_rows_per_s", "server_direct_rows_per_s", "cores"),
+        List.of(List.of(cap, floor.offered(), floor.delayP50Millis(), overload.offered(), overload.throughput(),
+            costs.shardRowsPerSecond(), costs.serverRowsPerSecond(), costs.cores())));
     String table = String.format(Locale.ROOT, """
         | measured | value |
         |---|---:|
         | a shard's write capacity, configured | %,.0f changes/s |
         | one tenant at %,.0f rows/s: probes' delay p50 / p99 (the pipeline's own) | %,.0f / %,.0f ms |
         | one tenant at %,.0f rows/s: rows searchable a second (a shard's real capacity) | %,.0f rows/s |
+        | uncapped, rows written straight to one shard: acknowledged a second | %,.0f rows/s |
+        | uncapped, rows written straight to all %d shards of one server: acknowledged a second (%d cores) | %,.0f rows/s |
 
-        The simulator's shard capacity for the real-stack sections is the last figure; its delays get the first
-        delay added (the simulator counts only the wait to be indexed).
+        The simulator's shard capacity for the real-stack sections is the third figure; its delays get the second
+        added (the simulator counts only the wait to be indexed). The simulator at paper scale takes the last two
+        (`SimulatedExperiments`): a shard indexes what one shard did here, and a server of ESDB's 8 vCPUs what this
+        server did per core, times 8.
         """, cap, floor.offered(), floor.delayP50Millis(), floor.delayP99Millis(), overload.offered(),
-        overload.throughput());
+        overload.throughput(), costs.shardRowsPerSecond(), costShards, costs.cores(), costs.serverRowsPerSecond());
     PaperReport.section(report, "stack-calibration", "Real stack: calibration of the simulator", command("calibrate"),
         "Stack: " + setup, csv, table, List.of());
     return measured;

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * batches of {@link #BATCH_ROWS} rows, {@link #IN_FLIGHT_PER_SHARD} unacknowledged per shard, so every primary always
  * has work. A primary acknowledges a batch once its in-sync replicas' translogs have it.
  */
-final class DirectWrites {
+public final class DirectWrites {
   static final int BATCH_ROWS = 500;
   static final int IN_FLIGHT_PER_SHARD = 2;
   private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
@@ -34,13 +34,14 @@ final class DirectWrites {
   private final ClusterClient client;
   private final int shards;
 
-  DirectWrites(ClusterClient client, int shards) {
+  /** Writes to shards 0 to {@code shards - 1}, each row to one of them by its row id. */
+  public DirectWrites(ClusterClient client, int shards) {
     this.client = client;
     this.shards = shards;
   }
 
   /** Writes {@code rows} to the primaries {@code state} names and returns once every batch is acknowledged. */
-  void write(ClusterState state, List<TransactionLogChange> rows) throws InterruptedException {
+  public void write(ClusterState state, List<TransactionLogChange> rows) throws InterruptedException {
     List<List<List<TransactionLogChange>>> batches = new ArrayList<>();
     for (int shard = 0; shard < shards; shard++) {
       batches.add(new ArrayList<>());

@@ -33,8 +33,10 @@ public final class PaperReport {
       a fixed number of writes a second (one indexing thread) and a server a fixed total (its cores), shared equally
       among its busy shards; a write's delay is its wait to be indexed (no refresh, network or Kafka). Throughput
       counts the writes indexed after the warm-up, so a policy that drains a backlog the warm-up left shows above
-      100% served. At paper scale the capacities are of this machine's order: the absolute figures are the model's,
-      the comparisons between policies are what count. Servers hold consecutive ranges of shards, as the local stack
+      100% served. At paper scale the capacities are this machine's, measured by the calibration section (rows
+      written straight to one shard, and to every shard of one server, uncapped), a server scaled from this
+      machine's cores to ESDB's 8 vCPUs: the absolute figures are the model's, the comparisons between policies are
+      what count. Servers hold consecutive ranges of shards, as the local stack
       lays them out; dynamic secondary hashing's L shards of a tenant are consecutive too, so a hot tenant's shards
       share few servers. Spread (fig. 12) is the standard deviation over the mean, so that policies indexing
       different totals compare. Delays are counted in 50 ms ticks: below saturation every policy's p50 and p99 is the

@@ -39,12 +39,19 @@ public record Scenario(
 
   /**
    * ESDB's scale: 8 servers, 512 shards, 100,000 tenants; the balancer as the ingest job's defaults have it (a 10 s
-   * monitor window, T = 10 s, α = 0.25). Capacities are of this machine's order (about 2,000 rows a second for one
-   * shard's indexing thread, sixteen such threads a server), to be calibrated by the real runs.
+   * monitor window, T = 10 s, α = 0.25). Uncalibrated capacities: 2,000 rows a second for one shard's indexing
+   * thread, sixteen such threads a server ({@link #withCapacities} sets measured ones).
    */
   public static Scenario paper() {
     return new Scenario(8, 512, 100_000, 1.0, 2_000, 16 * 2_000, 0, 1, 0, new double[0], 180, 60, 50, 10, 10, 0.25,
         8, 11);
+  }
+
+  /** The same run on shards and servers of these capacities (writes a second). */
+  public Scenario withCapacities(double shard, double server) {
+    return new Scenario(servers, shards, tenants, theta, shard, server, rate, surgeFactor, surgeSeconds,
+        hotspotArrivals, durationSeconds, warmupSeconds, tickMillis, windowSeconds, effectiveDelaySeconds, alpha,
+        doubleHashingOffsetSize, seed);
   }
 
   /** A seconds-long run for the test suite: 4 servers, 32 shards, 2,000 tenants. */

@@ -2,6 +2,8 @@ package io.evenkeel.benchmarks.simulator;
 
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +26,9 @@ import picocli.CommandLine.Option;
     description = "Runs ESDB's write experiments (figures 10-14) on the simulator and writes CSV, PNG and the"
         + " report's sections.")
 public final class SimulatedExperiments implements Callable<Integer> {
+  /** The cores of each of ESDB's nodes. */
+  private static final int ESDB_VCPUS = 8;
+
   @Option(names = "--experiment", defaultValue = "all",
       description = "rate, theta, adaptivity or all (default: ${DEFAULT-VALUE}).")
   String experiment;
@@ -47,7 +52,7 @@ public final class SimulatedExperiments implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Scenario base = switch (scale) {
-      case "paper" -> Scenario.paper();
+      case "paper" -> calibrated(Scenario.paper());
       case "smoke" -> Scenario.smoke();
       default -> throw new CommandLine.ParameterException(new CommandLine(this), "--scale is paper or smoke");
     };
@@ -68,6 +73,30 @@ public final class SimulatedExperiments implements Callable<Integer> {
     }
     System.out.println("report: " + report);
     return 0;
+  }
+
+  /**
+   * The paper's cluster with this machine's measured costs, from the real stacks' calibration ({@code
+   * StackExperiments --experiment calibrate}: rows written straight to one shard, and to every shard of one server):
+   * a shard indexes what one shard did here, and a server of ESDB's {@value #ESDB_VCPUS} vCPUs what this machine's
+   * server did per core, times {@value #ESDB_VCPUS}. Without a calibration, the scenario's own capacities.
+   */
+  private Scenario calibrated(Scenario paper) throws IOException {
+    Path csv = out.resolve("stack-calibration.csv");
+    if (Files.exists(csv)) {
+      List<String> lines = Files.readAllLines(csv);
+      List<String> header = List.of(lines.get(0).split(","));
+      String[] values = lines.get(1).split(",");
+      if (header.contains("shard_direct_rows_per_s")) {
+        double shard = Double.parseDouble(values[header.indexOf("shard_direct_rows_per_s")]);
+        double server = Double.parseDouble(values[header.indexOf("server_direct_rows_per_s")])
+            / Double.parseDouble(values[header.indexOf("cores")]) * ESDB_VCPUS;
+        return paper.withCapacities(Math.round(shard), Math.round(server));
+      }
+    }
+    System.out.println("no measured shard costs in " + csv + " (StackExperiments --experiment calibrate): the"
+        + " scenario's own capacities");
+    return paper;
   }
 
   /** Fig. 10: θ = 1, the generating rate from a fifth of the cluster's capacity to above it. */

@@ -40,6 +40,10 @@ class PaperExperimentsIT {
     Map<String, String> calibration = csv(out.resolve("stack-calibration.csv")).get(0);
     assertThat(Double.parseDouble(calibration.get("throughput_heavy"))).isBetween(30.0, 120.0);
     assertThat(Double.parseDouble(calibration.get("delay_p50_light_ms"))).isBetween(1.0, 10_000.0);
+    // Uncapped, straight to the primaries: one shard, and all 8 of one server, index far more (the paper-scale
+    // simulator's costs).
+    assertThat(Double.parseDouble(calibration.get("shard_direct_rows_per_s"))).isGreaterThan(500.0);
+    assertThat(Double.parseDouble(calibration.get("server_direct_rows_per_s"))).isGreaterThan(500.0);
 
     for (String experiment : List.of("stack-rate", "stack-theta")) {
       List<Map<String, String>> rows = csv(out.resolve(experiment + ".csv"));
