@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
 import org.apache.lucene.util.IOUtils;
@@ -178,14 +179,9 @@ public final class StackExperiments implements Callable<Integer> {
   /** The committed calibration when it was measured on shards of this setup's capacity; else the configured one. */
   private Calibration readCalibration() throws IOException {
     Path csv = output.dir().resolve("stack-calibration.csv");
-    if (Files.exists(csv)) {
-      List<String> lines = Files.readAllLines(csv);
-      List<String> header = List.of(lines.get(0).split(","));
-      String[] values = lines.get(1).split(",");
-      if (Double.parseDouble(values[header.indexOf("configured_capacity")]) == setup.shardCapacity()) {
-        return new Calibration(Double.parseDouble(values[header.indexOf("throughput_heavy")]),
-            Double.parseDouble(values[header.indexOf("delay_p50_light_ms")]));
-      }
+    Map<String, Double> measured = ExperimentOutput.firstNumericRow(csv);
+    if (Objects.equals(measured.get("configured_capacity"), setup.shardCapacity())) {
+      return new Calibration(measured.get("throughput_heavy"), measured.get("delay_p50_light_ms"));
     }
     System.out.println("no calibration of shards of " + setup.shardCapacity() + " changes/s in " + csv
         + ": the simulator takes that capacity and no pipeline delay (--experiment calibrate measures them)");

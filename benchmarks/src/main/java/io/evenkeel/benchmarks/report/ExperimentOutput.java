@@ -7,6 +7,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,6 +47,27 @@ public final class ExperimentOutput {
       lines.add(row.stream().map(ExperimentOutput::cell).collect(Collectors.joining(",")));
     }
     return Files.write(dir.resolve(name + ".csv"), lines);
+  }
+
+  /**
+   * The first row of a CSV file {@link #csv} wrote with numbers only, by column name (an empty cell is NaN, as
+   * written); empty when the file does not exist or holds no row.
+   */
+  public static Map<String, Double> firstNumericRow(Path csv) throws IOException {
+    if (!Files.exists(csv)) {
+      return Map.of();
+    }
+    List<String> lines = Files.readAllLines(csv);
+    if (lines.size() < 2) {
+      return Map.of();
+    }
+    String[] header = lines.get(0).split(",");
+    String[] values = lines.get(1).split(",");
+    Map<String, Double> row = new LinkedHashMap<>();
+    for (int i = 0; i < Math.min(header.length, values.length); i++) {
+      row.put(header[i], values[i].isEmpty() ? Double.NaN : Double.parseDouble(values[i]));
+    }
+    return row;
   }
 
   private static String cell(Object value) {

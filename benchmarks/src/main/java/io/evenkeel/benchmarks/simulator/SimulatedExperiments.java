@@ -3,7 +3,6 @@ package io.evenkeel.benchmarks.simulator;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -83,16 +82,10 @@ public final class SimulatedExperiments implements Callable<Integer> {
    */
   private Scenario calibrated(Scenario paper) throws IOException {
     Path csv = out.resolve("stack-calibration.csv");
-    if (Files.exists(csv)) {
-      List<String> lines = Files.readAllLines(csv);
-      List<String> header = List.of(lines.get(0).split(","));
-      String[] values = lines.get(1).split(",");
-      if (header.contains("shard_direct_rows_per_s")) {
-        double shard = Double.parseDouble(values[header.indexOf("shard_direct_rows_per_s")]);
-        double server = Double.parseDouble(values[header.indexOf("server_direct_rows_per_s")])
-            / Double.parseDouble(values[header.indexOf("cores")]) * ESDB_VCPUS;
-        return paper.withCapacities(Math.round(shard), Math.round(server));
-      }
+    Map<String, Double> measured = ExperimentOutput.firstNumericRow(csv);
+    if (measured.containsKey("shard_direct_rows_per_s")) {
+      double server = measured.get("server_direct_rows_per_s") / measured.get("cores") * ESDB_VCPUS;
+      return paper.withCapacities(Math.round(measured.get("shard_direct_rows_per_s")), Math.round(server));
     }
     System.out.println("no measured shard costs in " + csv + " (StackExperiments --experiment calibrate): the"
         + " scenario's own capacities");

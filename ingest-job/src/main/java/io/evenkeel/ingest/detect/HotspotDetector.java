@@ -31,6 +31,8 @@ import org.apache.flink.util.Collector;
 public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowSummary, RuleProposal> {
   private final IngestSettings settings;
   private transient OffsetSizeGovernor governor;
+  /** The monitor lists every tenant above this share of the writes (see {@link IngestSettings#monitorReportShare}). */
+  private transient double reportShare;
   private transient CuratorFramework zookeeper;
   private transient RuleListClient rules;
   private transient MapState<Long, TenantTrend> trends;
@@ -48,6 +50,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
         .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
     governor = new OffsetSizeGovernor(planner, ShardFormula.standard(settings.numShards),
         settings.governorSettings());
+    reportShare = settings.monitorReportShare();
     zookeeper = settings.startZooKeeperClient();
     rules = new RuleListClient(zookeeper, settings.protocolConfig());
     rules.start();
@@ -96,7 +99,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
     }
     // The summary lists every tenant above the report share: any other wrote less than the least listed and than it.
     long unlistedBound = Math.min(tenantWrites.values().stream().mapToLong(Long::longValue).min().orElse(0),
-        (long) Math.floor(settings.monitorReportShare() * summary.getTotalWrites()));
+        (long) Math.floor(reportShare * summary.getTotalWrites()));
     return new WindowLoad(summary.getWindowStart(), summary.getWindowEnd(), tenantWrites, summary.getTotalWrites(),
         shardWrites, unlistedBound);
   }
