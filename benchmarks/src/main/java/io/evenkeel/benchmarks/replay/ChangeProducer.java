@@ -14,7 +14,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Changes to the ingest topic as native producers write them: Avro single-object {@code TransactionLogChange}s keyed
  * by {@code tenant:row}. Sends do not wait; the first failure is kept, and {@link #flush} throws it.
  */
-final class ChangeProducer implements AutoCloseable {
+public final class ChangeProducer implements AutoCloseable {
   private static final SingleObjectCodec<TransactionLogChange> CHANGES =
       SingleObjectCodec.of(TransactionLogChange.class);
 
@@ -23,7 +23,7 @@ final class ChangeProducer implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
   private final AtomicReference<Exception> failure = new AtomicReference<>();
 
-  ChangeProducer(String bootstrapServers, String topic, String clientId, int batchBytes) {
+  public ChangeProducer(String bootstrapServers, String topic, String clientId, int batchBytes) {
     this.bootstrapServers = bootstrapServers;
     this.topic = topic;
     Properties properties = new Properties();
@@ -34,7 +34,7 @@ final class ChangeProducer implements AutoCloseable {
     this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  void send(TransactionLogChange change) {
+  public void send(TransactionLogChange change) {
     byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
     producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
       if (e != null) {
@@ -49,7 +49,7 @@ final class ChangeProducer implements AutoCloseable {
   }
 
   /** Waits until Kafka has every change sent; throws the first failure. */
-  void flush() {
+  public void flush() {
     producer.flush();
     if (failure.get() != null) {
       throw new IllegalStateException("producing to " + topic + " at " + bootstrapServers + " failed",

@@ -56,19 +56,9 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
   @Override
   public void processElement(SourcedChange sourced, Context context, Collector<RoutedChange> out) throws Exception {
     TransactionLogChange change = sourced.change;
-    long tenant = change.getTenantId();
-    int shard;
-    boolean hot;
-    if (participant == null) {
-      shard = fixed.shardFor(change);
-      hot = false;
-    } else {
-      shard = route(change);
-      // By the row's creation time, so every change of a row goes to the same lane of the sink, in order.
-      hot = participant.ruleList().spreadFor(tenant, change.getCreatedTime()) > 1;
-    }
+    int shard = participant == null ? fixed.shardFor(change) : route(change);
     routed.inc();
-    out.collect(new RoutedChange(shard, hot, change, sourced.encoded, sourced.topic, sourced.partition,
+    out.collect(new RoutedChange(shard, change, sourced.encoded, sourced.topic, sourced.partition,
         sourced.offset, sourced.offset));
   }
 

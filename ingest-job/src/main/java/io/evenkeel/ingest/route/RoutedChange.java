@@ -4,8 +4,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 
 /**
- * A change with the shard the rules give its row, whether its tenant is hot (spread over more than one shard), and
- * the offsets it stands for in its Kafka partition: first..last, more than one when changes of the row were folded
+ * A change with the shard the rules give its row, and the offsets it stands for in its Kafka partition: first..last, more than one when changes of the row were folded
  * into it (or dropped as not newer), so the sink can say up to which offset every change is written. {@code encoded}
  * is the change's single-object bytes as they arrived, while the change is the one that arrived (null once folded):
  * the sink copies its body into the batch instead of encoding the change again.
@@ -15,7 +14,6 @@ public class RoutedChange {
       SingleObjectCodec.of(TransactionLogChange.class);
 
   public int shard;
-  public boolean hot;
   public TransactionLogChange change;
   public byte[] encoded;
   public String topic;
@@ -25,10 +23,9 @@ public class RoutedChange {
 
   public RoutedChange() {}
 
-  public RoutedChange(int shard, boolean hot, TransactionLogChange change, byte[] encoded, String topic,
-      int partition, long firstOffset, long lastOffset) {
+  public RoutedChange(int shard, TransactionLogChange change, byte[] encoded, String topic, int partition,
+      long firstOffset, long lastOffset) {
     this.shard = shard;
-    this.hot = hot;
     this.change = change;
     this.encoded = encoded;
     this.topic = topic;
@@ -47,7 +44,7 @@ public class RoutedChange {
 
   /** {@code folded} in place of this change, standing also for the partition's offsets up to {@code offset}. */
   public RoutedChange through(TransactionLogChange folded, long offset) {
-    return new RoutedChange(shard, hot, folded, folded == change ? encoded : null, topic, partition, firstOffset,
+    return new RoutedChange(shard, folded, folded == change ? encoded : null, topic, partition, firstOffset,
         Math.max(lastOffset, offset));
   }
 }

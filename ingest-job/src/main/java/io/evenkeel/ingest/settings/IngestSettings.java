@@ -134,6 +134,13 @@ public class IngestSettings implements Serializable {
   @Option(names = "--sink-linger-ms", description = "How long a partial batch may wait. (default: ${DEFAULT-VALUE})")
   public long sinkLingerMs = 50;
 
+  @Option(names = "--sink-lanes", arity = "1", paramLabel = "true|false",
+      description = "Isolated lanes: while the monitor shows a tenant hot (its share of the writes above the hot"
+          + " threshold), its changes to each shard go in that shard's hot lane, so a backlog of them does not hold"
+          + " other tenants' changes; false sends every change in one lane per shard."
+          + " (default: ${DEFAULT-VALUE})")
+  public boolean sinkLanes = true;
+
   @Option(names = "--sink-hot-buffer",
       description = "How many changes of hot tenants one shard's hot lane may buffer before the sink"
           + " backpressures. (default: ${DEFAULT-VALUE})")
@@ -191,7 +198,12 @@ public class IngestSettings implements Serializable {
     if (policySpec().kind() == PolicySpec.Kind.LOGSTORE) {
       return LogStorePlanner.largeShare(numShards);
     }
-    return coolBand * BalancePlanner.builder(numShards).maxTenantShareOfShard(maxTenantShareOfShard).build()
+    return coolBand * hotShareThreshold();
+  }
+
+  /** The share of all writes above which a tenant is hot (α/N): the balancer widens it, the sink's lanes isolate it. */
+  public double hotShareThreshold() {
+    return BalancePlanner.builder(numShards).maxTenantShareOfShard(maxTenantShareOfShard).build()
         .hotShareThreshold();
   }
 

@@ -3,12 +3,16 @@ package io.evenkeel.ingest.sink;
 import io.evenkeel.ingest.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.function.LongSupplier;
 
 /**
  * One shard's buffer of changes for normal or hot tenants, and the lane's one request slot. The buffer is filled and
- * taken on the task thread; the batch in flight is released from the write client's callback.
+ * taken on the task thread; the batch in flight is released from the write client's callback. A lane that took over
+ * a tenant's changes from its shard's other lane ({@link #takeTenant}) sends nothing until the other lane's request
+ * in flight then is done ({@link #after}), so a row's changes reach the shard in order across the switch.
  */
 final class Lane {
   final int shard;
@@ -22,6 +26,10 @@ final class Lane {
   private boolean backlog;
   /** The changes of the request in flight, until it is acknowledged (or failed for good). */
   private volatile List<RoutedChange> sending = List.of();
+  /** Completes when the request in flight is done; done when none is. */
+  private CompletableFuture<Void> requestDone = CompletableFuture.completedFuture(null);
+  /** What must be done before this lane sends again: the other lane's request that held a switched tenant's changes. */
+  private CompletableFuture<?> gate = CompletableFuture.completedFuture(null);
 
   Lane(int shard, boolean hot) {
     this.shard = shard;
@@ -65,6 +73,16 @@ final class Lane {
     if (buffer.isEmpty()) {
       return null;
     }
+    if (!gate.isDone()) {
+      if (!mayWait) {
+        return null;
+      }
+      try {
+        gate.get();
+      } catch (ExecutionException e) {
+        // the other lane's request failed for good: the sink fails on that failure; ordering no longer matters
+      }
+    }
     if (mayWait) {
       inFlight.acquire();
     } else if (!inFlight.tryAcquire()) {
@@ -95,20 +113,55 @@ final class Lane {
     }
     bufferedBytes -= bytes;
     sending = batch.changes();
+    requestDone = new CompletableFuture<>();
     return batch;
   }
 
   /** Frees the request slot once the batch taken with it is acknowledged or failed for good. */
   void release() {
+    CompletableFuture<Void> done = requestDone;
     sending = List.of();
     inFlight.release();
+    done.complete(null);
   }
 
-  /** Every change not acknowledged yet, in order: the request in flight, then the buffer. Task thread only. */
-  List<RoutedChange> unacknowledged() {
-    List<RoutedChange> all = new ArrayList<>(sending);
-    all.addAll(buffer);
-    return all;
+  /**
+   * Moves the tenant's buffered changes (with their tokens, in order) from {@code other} to the end of this lane's
+   * buffer, and holds this lane's next send until {@code other}'s request in flight now, which may hold earlier
+   * changes of the tenant, is done. Task thread only.
+   */
+  void takeTenant(long tenant, Lane other, LongSupplier clock) {
+    List<RoutedChange> kept = new ArrayList<>(other.buffer.size());
+    List<WrittenOffsets.Pending> keptTokens = new ArrayList<>(other.tokens.size());
+    for (int i = 0; i < other.buffer.size(); i++) {
+      RoutedChange change = other.buffer.get(i);
+      if (change.change.getTenantId() == tenant) {
+        other.bufferedBytes -= change.bytes().length;
+        add(change, other.tokens.get(i), clock);
+      } else {
+        kept.add(change);
+        keptTokens.add(other.tokens.get(i));
+      }
+    }
+    other.buffer = kept;
+    other.tokens = keptTokens;
+    after(other.requestDone);
+  }
+
+  private void after(CompletableFuture<?> request) {
+    if (!request.isDone()) {
+      gate = gate.isDone() ? request : CompletableFuture.allOf(gate, request);
+    }
+  }
+
+  /** The changes of the request in flight. */
+  List<RoutedChange> sending() {
+    return sending;
+  }
+
+  /** The changes buffered, oldest first. Task thread only. */
+  List<RoutedChange> buffered() {
+    return buffer;
   }
 
   /** Waits until the lane has no request in flight. */

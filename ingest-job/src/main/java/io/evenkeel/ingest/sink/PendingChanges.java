@@ -19,14 +19,17 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * that had arrived after all.
  */
 record PendingChanges(List<RoutedChange> changes) {
-  /** Version 1: a count, then per change its shard, lane, single-object bytes, topic, partition and offsets. */
+  /**
+   * Version 2: a count, then per change its shard, single-object bytes, topic, partition and offsets. Version 1 had
+   * the lane after the shard; the sink now chooses lanes when it takes the changes back.
+   */
   static final class Serializer implements SimpleVersionedSerializer<PendingChanges> {
     private static final SingleObjectCodec<TransactionLogChange> CHANGES =
         SingleObjectCodec.of(TransactionLogChange.class);
 
     @Override
     public int getVersion() {
-      return 1;
+      return 2;
     }
 
     @Override
@@ -37,7 +40,6 @@ record PendingChanges(List<RoutedChange> changes) {
         for (RoutedChange routed : pending.changes()) {
           byte[] encoded = routed.bytes();
           out.writeInt(routed.shard);
-          out.writeBoolean(routed.hot);
           out.writeInt(encoded.length);
           out.write(encoded);
           out.writeUTF(routed.topic);
@@ -51,18 +53,21 @@ record PendingChanges(List<RoutedChange> changes) {
 
     @Override
     public PendingChanges deserialize(int version, byte[] serialized) throws IOException {
-      if (version != 1) {
-        throw new IOException("shard sink state version " + version + " is unknown; this build reads version 1");
+      if (version != 1 && version != 2) {
+        throw new IOException("shard sink state version " + version + " is unknown; this build reads versions 1"
+            + " and 2");
       }
       try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
         int count = in.readInt();
         List<RoutedChange> changes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
           int shard = in.readInt();
-          boolean hot = in.readBoolean();
+          if (version == 1) {
+            in.readBoolean(); // the lane
+          }
           byte[] encoded = in.readNBytes(in.readInt());
           TransactionLogChange change = CHANGES.decode(encoded);
-          changes.add(new RoutedChange(shard, hot, change, encoded, in.readUTF(), in.readInt(), in.readLong(),
+          changes.add(new RoutedChange(shard, change, encoded, in.readUTF(), in.readInt(), in.readLong(),
               in.readLong()));
         }
         return new PendingChanges(changes);

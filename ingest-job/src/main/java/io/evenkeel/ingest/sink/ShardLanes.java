@@ -4,6 +4,7 @@ import io.evenkeel.ingest.route.RoutedChange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 
@@ -20,9 +22,13 @@ import org.apache.kafka.common.TopicPartition;
  * flush. Changes a shard refuses go to the dead-letter topic ({@link RefusedChanges}) and count as written once
  * there.
  *
- * <p>Order: each lane has one request in flight at a time (retries included), and all changes of a row take the same
- * lane (the router decides "hot" by the row's creation time), so a shard receives a row's changes in order: a partial
- * update never overtakes the insert it applies to.
+ * <p>Lanes: a tenant's changes take the hot lane while the monitor's current view ({@code hotTenants}) holds it hot,
+ * so a hot tenant's backlog on a shard does not hold the small tenants' changes to that shard behind it.
+ *
+ * <p>Order: each lane has one request in flight at a time (retries included), and a tenant's changes to a shard are
+ * in one lane at a time: when the view moves a tenant to the other lane, its buffered changes move with it and the
+ * new lane waits for the old lane's request in flight. So a shard receives a row's changes in order: a partial update
+ * never overtakes the insert it applies to.
  *
  * <p>Isolation and backpressure: a lane keeps buffering while its request is in flight (a normal lane up to {@code
  * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}, either up to {@code laneBufferBytes}), so one slow or paused shard, or one hot tenant's
@@ -33,6 +39,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class ShardLanes {
   private final Lane[][] lanes;
+  /** Per shard, the tenants whose changes to it take the hot lane now. Task thread only. */
+  private final List<Set<Long>> inHotLane;
+  private final LongPredicate hotTenants;
   private final Bounds bounds;
   private final long lingerMs;
   private final LongSupplier clock;
@@ -50,7 +59,8 @@ final class ShardLanes {
   record Bounds(int batchSize, long batchBytes, int laneBuffer, int hotBuffer, long laneBufferBytes) {}
 
   ShardLanes(int numShards, Bounds bounds, long lingerMs, LongSupplier clock, ShardWriteClient client,
-      RefusedChanges refusedChanges, SinkMetrics metrics) {
+      RefusedChanges refusedChanges, SinkMetrics metrics, LongPredicate hotTenants) {
+    this.hotTenants = hotTenants;
     this.bounds = bounds;
     this.lingerMs = lingerMs;
     this.clock = clock;
@@ -58,7 +68,9 @@ final class ShardLanes {
     this.refusedChanges = refusedChanges;
     this.metrics = metrics;
     this.lanes = new Lane[numShards][2];
+    this.inHotLane = new ArrayList<>(numShards);
     for (int shard = 0; shard < numShards; shard++) {
+      inHotLane.add(new HashSet<>());
       lanes[shard][0] = new Lane(shard, false);
       lanes[shard][1] = new Lane(shard, true);
     }
@@ -66,7 +78,20 @@ final class ShardLanes {
 
   /** Buffers the change in its shard's lane, and sends the lane's batch once it is full. */
   void add(RoutedChange routed) throws InterruptedException {
-    Lane lane = lanes[routed.shard][routed.hot ? 1 : 0];
+    long tenant = routed.change.getTenantId();
+    boolean hot = hotTenants.test(tenant);
+    Set<Long> inHot = inHotLane.get(routed.shard);
+    if (hot != (!inHot.isEmpty() && inHot.contains(tenant))) {
+      Lane[] shardLanes = lanes[routed.shard];
+      if (hot) {
+        inHot.add(tenant);
+        shardLanes[1].takeTenant(tenant, shardLanes[0], clock);
+      } else {
+        inHot.remove(tenant);
+        shardLanes[0].takeTenant(tenant, shardLanes[1], clock);
+      }
+    }
+    Lane lane = lanes[routed.shard][hot ? 1 : 0];
     int buffered = lane.add(routed, written.track(routed), clock);
     long bytes = lane.bufferedBytes();
     if (buffered >= bounds.batchSize() || bytes >= bounds.batchBytes()) {
@@ -117,12 +142,19 @@ final class ShardLanes {
     }
   }
 
-  /** Every change handed to a lane and not acknowledged yet, lane by lane in order: the sink's checkpointed state. */
+  /**
+   * Every change handed to a lane and not acknowledged yet, the sink's checkpointed state: per shard, the requests in
+   * flight, then the buffers. A row's changes keep their order in it: changes a tenant left in one lane's request
+   * when it switched lanes are older than all it has in the other lane.
+   */
   List<RoutedChange> unacknowledged() {
     List<RoutedChange> all = new ArrayList<>();
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        all.addAll(lane.unacknowledged());
+        all.addAll(lane.sending());
+      }
+      for (Lane lane : shardLanes) {
+        all.addAll(lane.buffered());
       }
     }
     return all;

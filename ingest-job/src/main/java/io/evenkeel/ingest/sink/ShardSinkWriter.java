@@ -31,6 +31,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   private final ShardWriteClient client;
   private final RefusedChanges refusedChanges;
   private final ShardLanes lanes;
+  private final MonitoredHotTenants hotTenants;
   private final WrittenOffsetsPublisher written;
   private long nextPublish;
 
@@ -48,10 +49,15 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
     this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
     this.refusedChanges = new RefusedChanges(settings.kafkaProperties(), settings.deadLetterTopic);
+    this.hotTenants = new MonitoredHotTenants(settings.hotShareThreshold(),
+        settings.coolBand * settings.hotShareThreshold());
+    if (settings.sinkLanes) {
+      hotTenants.follow(settings.kafkaProperties(), settings.summaryTopic, sender + "-hot-tenants");
+    }
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
         settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
-        new SinkMetrics(context.metricGroup(), primaries));
+        new SinkMetrics(context.metricGroup(), primaries), hotTenants);
     this.written = new WrittenOffsetsPublisher(settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
     try {
@@ -118,7 +124,8 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   }
 
   @Override
-  public void close() {
+  public void close() throws InterruptedException {
+    hotTenants.close();
     written.close();
     client.close();
     refusedChanges.close();

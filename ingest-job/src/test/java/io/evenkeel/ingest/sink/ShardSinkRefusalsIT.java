@@ -12,10 +12,14 @@ import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.shard.Bool;
+import io.evenkeel.schemas.shard.Exists;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.MatchAll;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.Term;
+import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The shard sink against a real shard-server process and a real broker: changes a shard refuses (here ones that
  * skipped the job's validation, as from a job older than its shard servers) are found by splitting their batches and
  * dead-lettered with the shard's reason, every other change is written, and every offset counts as written; changes
- * of almost a megabyte each, 80 MB of them for one shard, go in requests under the servers' 64 MiB limit.
+ * of almost a megabyte each, 80 MB of them for one shard, go in requests under the servers' 64 MiB limit; and a
+ * tenant moved between a shard's normal and hot lanes while its rows are inserted and updated keeps each row's
+ * changes in order.
  */
 class ShardSinkRefusalsIT {
   private static final int SHARDS = 4;
@@ -82,7 +88,7 @@ class ShardSinkRefusalsIT {
   }
 
   private static RoutedChange routed(int shard, TransactionLogChange change, long offset) {
-    return new RoutedChange(shard, false, change, CHANGES.encode(change), TOPIC, 0, offset, offset);
+    return new RoutedChange(shard, change, CHANGES.encode(change), TOPIC, 0, offset, offset);
   }
 
   @Test
@@ -120,7 +126,8 @@ class ShardSinkRefusalsIT {
         RefusedChanges refused = new RefusedChanges(producer, DEAD_LETTERS)) {
       ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(1_000, 4L << 20, 50_000, 20_000, 32L << 20),
           50, System::currentTimeMillis, client, refused,
-          new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}));
+          new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}),
+          tenant -> false);
       for (RoutedChange change : changes) {
         lanes.add(change);
       }
@@ -165,9 +172,75 @@ class ShardSinkRefusalsIT {
         + " refused the change: ").contains(refusedByOffset.get(offset)));
   }
 
+  /**
+   * Every row of one tenant is inserted, then updated by a partial update of its status a few changes later, while
+   * the monitor's view moves the tenant between the shard's lanes every 300 changes, with small batches so both lanes
+   * have requests in flight at a switch. A partial update that overtook its insert would leave a row without its
+   * other columns (the insert, older, would then be ignored).
+   */
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aTenantSwitchingLanesKeepsEachRowsChangesInOrder() throws Exception {
+    int rows = 30_000;
+    int lag = 40;
+    List<RoutedChange> changes = new ArrayList<>();
+    long offset = 0;
+    for (long row = 0; row < rows + lag; row++) {
+      if (row < rows) {
+        changes.add(routed(0, TransactionLogChange.newBuilder(insert(row, "item " + row)).setTenantId(7).build(),
+            offset++));
+      }
+      if (row >= lag) {
+        TransactionLogChange inserted = changes.get(0).change;
+        changes.add(routed(0, TransactionLogChange.newBuilder().setOp(ChangeOp.UPDATE).setTenantId(7)
+            .setRowId(row - lag).setCreatedTime(inserted.getCreatedTime()).setModifiedTime(System.currentTimeMillis())
+            .setVersion(2).setStatus(2).setSetColumns(List.of("status")).build(), offset++));
+      }
+    }
+    Properties producer = new Properties();
+    producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    ShardPlacement placement = ShardPlacement.fixed(SHARDS, "127.0.0.1:" + server.port() + "=0-3");
+    ShardAddress address = new ShardAddress("127.0.0.1", server.port());
+    boolean[] hot = {false};
+    try (ShardWriteClient client = new ShardWriteClient(placement, "lanes-it", 30_000, null);
+        RefusedChanges refused = new RefusedChanges(producer, DEAD_LETTERS)) {
+      ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(50, 4L << 20, 50_000, 20_000, 32L << 20),
+          50, System::currentTimeMillis, client, refused,
+          new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}),
+          tenant -> hot[0]);
+      for (int i = 0; i < changes.size(); i++) {
+        if (i % 300 == 0) {
+          hot[0] = !hot[0];
+        }
+        lanes.add(changes.get(i));
+      }
+      lanes.flush();
+      lanes.checkFailure();
+      assertThat(lanes.advanceWritten()).isEqualTo(Map.of(new TopicPartition(TOPIC, 0), offset));
+    } finally {
+      placement.close();
+    }
+
+    ShardServiceBlockingStub shards = cluster.blockingStub(address);
+    Filter updated = Filter.newBuilder().setTerm(Term.newBuilder().setField("status")
+        .setValue(Value.newBuilder().setLongValue(2))).build();
+    Filter whole = Filter.newBuilder().setBool(Bool.newBuilder().addMust(updated)
+        .addMust(Filter.newBuilder().setExists(Exists.newBuilder().setField("seller_nick")))).build();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (count(shards, 0, updated) < rows && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(count(shards, 0, updated)).as("rows updated").isEqualTo(rows);
+    assertThat(count(shards, 0, whole)).as("rows updated that kept their inserted columns").isEqualTo(rows);
+  }
+
   private static long count(ShardServiceBlockingStub shards, int shard) {
+    return count(shards, shard, Filter.newBuilder().setMatchAll(MatchAll.getDefaultInstance()).build());
+  }
+
+  private static long count(ShardServiceBlockingStub shards, int shard, Filter filter) {
     return shards.search(SearchRequest.newBuilder().setShard(shard).setQuery(Query.newBuilder().setTrackTotal(true)
-        .setFilter(Filter.newBuilder().setMatchAll(MatchAll.getDefaultInstance()))).build()).getTotal();
+        .setFilter(filter)).build()).getTotal();
   }
 
   private static String header(ConsumerRecord<byte[], byte[]> record, String name) {

@@ -45,7 +45,7 @@ class WriteBatchEncoderTest {
         }
       };
       assertThat(CHANGES.ownHeaderLength(encoded)).as("header of row %d", row).isEqualTo(row % 3 == 0 ? 10 : 0);
-      routed.add(new RoutedChange(3, false, change, encoded, "changes", 0, row, row));
+      routed.add(new RoutedChange(3, change, encoded, "changes", 0, row, row));
       changes.add(change);
     }
     assertThat(WriteBatchEncoder.encode(batch(List.of()), routed)).isEqualTo(BATCHES.encode(batch(changes)));

@@ -14,7 +14,7 @@ class WrittenOffsetsTest {
   private final WrittenOffsets written = new WrittenOffsets();
 
   private WrittenOffsets.Pending track(TopicPartition partition, long first, long last) {
-    return written.track(new RoutedChange(0, false, null, null, partition.topic(), partition.partition(), first, last));
+    return written.track(new RoutedChange(0, null, null, partition.topic(), partition.partition(), first, last));
   }
 
   @Test

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -114,6 +116,11 @@ public final class LocalCommand implements Callable<Integer> {
   @Option(names = "--cdc-connector", defaultValue = "mariadb",
       description = "Debezium's connector: mariadb, or mysql for a MySQL server (default: ${DEFAULT-VALUE}).")
   String cdcConnector;
+
+  @Option(names = "--job-option", paramLabel = "NAME=VALUE",
+      description = "An option of the ingest job, without its leading dashes, e.g. sink-lanes=false or"
+          + " cool-down-ms=60000 (IngestJobMain --help lists them); repeatable.")
+  List<String> jobOptions = new ArrayList<>();
 
   @Option(names = "--duration", converter = DurationConverter.class,
       description = "Stop by itself after this long, e.g. 90s, 5m, 1h (default: run until Ctrl-C).")
@@ -326,9 +333,15 @@ public final class LocalCommand implements Callable<Integer> {
     if (!(shardWriteCapacity >= 0)) {
       throw new UserError("--shard-write-capacity must be >= 0; got: " + shardWriteCapacity);
     }
+    for (String option : jobOptions) {
+      if (option.startsWith("-") || option.indexOf('=') < 1) {
+        throw new UserError("--job-option takes NAME=VALUE without leading dashes, e.g. sink-lanes=false; got: "
+            + option);
+      }
+    }
     return new StackOptions(dataDir, ports, layout.shards(), policy, noReplay ? 0 : replayRate, surgeFactor, theta,
         topic, apiKeys == null ? null : apiKeys.toAbsolutePath(), secure, copies, replication, shardWriteCapacity,
-        cdcOptions());
+        cdcOptions(), jobOptions.stream().map(option -> "--" + option).toList());
   }
 
   private CdcOptions cdcOptions() {

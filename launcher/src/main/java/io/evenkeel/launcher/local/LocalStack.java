@@ -158,6 +158,7 @@ final class LocalStack implements AutoCloseable {
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.zookeeperArgs())
         .args(security == null ? List.of() : security.webUiArgs())
+        .args(options.jobArgs())
         .toList(), log("ingest-job")));
     String flinkUi = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.flinkUi();
     HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();

@@ -1,6 +1,7 @@
 package io.evenkeel.launcher.local;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * What {@code evenkeel local} was asked for.
@@ -13,10 +14,11 @@ import java.nio.file.Path;
  * @param replication how replicas follow their primaries: physical (segment copies) or logical (re-indexing)
  * @param shardWriteCapacity the most changes a second each primary shard indexes, or 0 for no limit
  * @param cdc the table a CDC runner captures, or null for none
+ * @param jobArgs more arguments of the ingest job ({@code --job-option})
  */
 record StackOptions(Path dataDir, StackPorts ports, int shards, String policy, double rate, double surgeFactor,
     double theta, String topic, Path apiKeys, boolean secure, int replicas, String replication,
-    double shardWriteCapacity, CdcOptions cdc) {
+    double shardWriteCapacity, CdcOptions cdc, List<String> jobArgs) {
   static final String ZOOKEEPER_ROOT = "/evenkeel/local";
   /** The ingest job's Kafka consumer group (its default). */
   static final String INGEST_GROUP = "evenkeel-ingest";
