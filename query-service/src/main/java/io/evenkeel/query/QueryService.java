@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -34,7 +35,8 @@ import java.util.function.Supplier;
 public final class QueryService implements SqlService, AutoCloseable {
   private final ShardRouter router;
   private final ShardClients clients;
-  private final Optimizer optimizer;
+  /** Replaced whole when the hot attribute list changes; each query plans with the one it read. */
+  private volatile Optimizer optimizer;
   private final Duration deadline;
   private final Supplier<String> staleRules;
   private final AttributeFrequency attributeFrequency = new AttributeFrequency();
@@ -137,6 +139,7 @@ public final class QueryService implements SqlService, AutoCloseable {
       statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
     attributeFrequency.record(statement);
+    Optimizer optimizer = this.optimizer;
     QueryPlan plan = optimizer.plan(statement);
     String stale = staleRules.get();
     Route route = router.route(plan.where());
@@ -168,6 +171,19 @@ public final class QueryService implements SqlService, AutoCloseable {
   @Override
   public AttributeFrequency attributeFrequency() {
     return attributeFrequency;
+  }
+
+  @Override
+  public Set<String> hotAttributes() {
+    return optimizer.settings().hotAttributes();
+  }
+
+  /**
+   * Pushes filters on {@code keys} to the shards' index from the next query on (the cluster's list changed). A shard
+   * that has not indexed a key for some rows yet scans their stored attributes, so the answer is the same either way.
+   */
+  public synchronized void hotAttributes(Set<String> keys) {
+    optimizer = new Optimizer(optimizer.settings().withHotAttributes(keys));
   }
 
   public OptimizerSettings optimizerSettings() {

@@ -1,6 +1,8 @@
 package io.evenkeel.query;
 
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.frequency.ClusterHotAttributes;
+import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
@@ -68,7 +70,8 @@ public final class QueryServiceMain implements Callable<Integer> {
   String readFrom;
 
   @Option(names = "--zookeeper",
-      description = "With --policy dynamic: follow the committed rule list in this ZooKeeper (instead of --rules).")
+      description = "Follow the cluster in this ZooKeeper: with --policy dynamic or logstore its committed rule list"
+          + " (instead of --rules), and its hot attribute list, which this service helps publish.")
   String zookeeper;
 
   @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
@@ -95,8 +98,27 @@ public final class QueryServiceMain implements Callable<Integer> {
   List<String> scanColumns;
 
   @Option(names = "--hot-attributes", defaultValue = "", split = ",",
-      description = "Attribute keys the shard servers index as fields (GET /attributes suggests them).")
+      description = "Attribute keys whose filters go to the shards' index, until the cluster's list in ZooKeeper"
+          + " (with --zookeeper) replaces them.")
   List<String> hotAttributes;
+
+  @Option(names = "--hot-attributes-top", defaultValue = "30",
+      description = "With --zookeeper: publish the cluster's hot attribute list, the keys queries use most, at most"
+          + " this many; 0 publishes none (the list is still followed). Default: ${DEFAULT-VALUE}.")
+  int hotAttributesTop;
+
+  @Option(names = "--hot-attributes-min-queries", defaultValue = "100",
+      description = "The queries in a window that make a key hot; a listed key stays above half of it."
+          + " Default: ${DEFAULT-VALUE}.")
+  long hotAttributesMinQueries;
+
+  @Option(names = "--hot-attributes-interval-ms", defaultValue = "60000",
+      description = "How often the list is chosen again. Default: ${DEFAULT-VALUE}.")
+  long hotAttributesIntervalMs;
+
+  @Option(names = "--hot-attributes-window", defaultValue = "10",
+      description = "How many intervals the queries are counted over. Default: ${DEFAULT-VALUE}.")
+  int hotAttributesWindow;
 
   @Option(names = "--api-keys", paramLabel = "FILE",
       description = "Require an API key on every call but /health: the key file (one per line: '<id> <bcrypt hash>"
@@ -198,6 +220,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
         .staleRules(staleRules)
         .build();
+    AutoCloseable hotList = zookeeper == null ? () -> {} : followHotAttributes(service);
     SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port, maxConcurrentQueries);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
@@ -207,6 +230,7 @@ public final class QueryServiceMain implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
+        hotList.close();
         service.close();
       } catch (Exception e) {
         System.err.println("query service did not stop cleanly: " + e);
@@ -219,6 +243,19 @@ public final class QueryServiceMain implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /** Follows the cluster's hot attribute list, and helps publish it unless {@code --hot-attributes-top 0}. */
+  private AutoCloseable followHotAttributes(QueryService service) throws Exception {
+    CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
+        new ExponentialBackoffRetry(200, 10));
+    ClusterHotAttributes hot = ClusterHotAttributes.start(service, client, zookeeperRoot,
+        new HotAttributePublisher.Settings(hotAttributesTop, hotAttributesMinQueries,
+            Duration.ofMillis(hotAttributesIntervalMs), hotAttributesWindow));
+    return () -> {
+      hot.close();
+      client.close();
+    };
   }
 
   /** Where shards are: fixed by --placement, or the cluster state followed live ("zookeeper"). */

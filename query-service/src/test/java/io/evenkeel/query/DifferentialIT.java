@@ -15,12 +15,15 @@ import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.evenkeel.query.frequency.HotAttributePublisher;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,14 +31,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The same rows in two shard server processes (8 shards, dynamic routing with tenants at L = 2, 4 and 8; the
- * attribute key "color" indexed as a field, "size" and "brand" not) and in a real MariaDB; generated queries over every supported construct must give identical results through the HTTP API
- * (in order when the ORDER BY is total, as multisets otherwise). Numbers compare by value (MariaDB answers SUM of
- * integers as a DECIMAL, the service as an integer).
+ * The same rows in two shard server processes (8 shards, dynamic routing with tenants at L = 2, 4 and 8) and in a real
+ * MariaDB; generated queries over every supported construct must give identical results through the HTTP API (in
+ * order when the ORDER BY is total, as multisets otherwise). Numbers compare by value (MariaDB answers SUM of integers
+ * as a DECIMAL, the service as an integer).
+ *
+ * <p>Frequency-based indexing changes mid-run: the servers start indexing the attribute key "color" only; half the
+ * queries run, then queries on "size" make it hot, the query service publishes the new list through ZooKeeper, the
+ * servers apply it while they run, and more rows are written and updated, so that "size" is indexed in some rows and
+ * only stored in others, and the second half of the queries runs against that mix.
  */
 class DifferentialIT {
   private static final long SEED = 20261123L;
   private static final int QUERIES = 600;
+  /** The service publishes the list every second from the last two seconds' queries: a key used 5 times is hot. */
+  private static final HotAttributePublisher.Settings HOT = new HotAttributePublisher.Settings(3, 5,
+      Duration.ofSeconds(1), 2);
   private static final RuleList RULES = RuleList.of(8, List.of(
       Rule.grow(TestRows.BASE_TIME, 2, 3),
       Rule.grow(TestRows.BASE_TIME + 10 * TestRows.DAY, 4, 7),
@@ -51,39 +62,50 @@ class DifferentialIT {
   private static TestCluster cluster;
   private static ReferenceDatabase reference;
   private static final List<Long> tenants = LongStream.rangeClosed(1, 20).boxed().toList();
+  private static final Random random = new Random(SEED);
+  private static final Map<List<Long>, TransactionLogChange> live = new LinkedHashMap<>();
 
   @BeforeAll
   static void load() throws Exception {
     reference = ReferenceDatabase.create(dir.resolve("mariadb"));
-    cluster = TestCluster.start(dir, RoutingPolicy.dynamic(RULES), 2, "--hot-attributes", "color");
-    Random random = new Random(SEED);
-    Map<List<Long>, TransactionLogChange> live = new LinkedHashMap<>();
+    cluster = TestCluster.startWithZooKeeper(dir, RoutingPolicy.dynamic(RULES), 2, "--hot-attributes", "color");
+    writeAndMirror(0, 2_400, 150, 80);
+  }
+
+  /** Inserts rows {@code first..first+inserts-1}, updates and deletes some live rows, and mirrors the end state. */
+  private static void writeAndMirror(int first, int inserts, int updates, int deletes) throws Exception {
+    Set<List<Long>> touched = new HashSet<>();
     List<TransactionLogChange> changes = new ArrayList<>();
-    for (int i = 0; i < 2_400; i++) {
+    for (int i = first; i < first + inserts; i++) {
       // Tenants 3, 7 and 11 are large; the others share the rest.
       long tenant = random.nextInt(3) == 0 ? List.of(3L, 7L, 11L).get(random.nextInt(3)) : 1 + random.nextInt(20);
       TransactionLogChange row = TestRows.random(random, tenant, i, 30);
       live.put(List.of(row.getTenantId(), row.getRowId()), row);
+      touched.add(List.of(row.getTenantId(), row.getRowId()));
       changes.add(row);
     }
     List<List<Long>> keys = new ArrayList<>(live.keySet());
-    for (int i = 0; i < 150; i++) {
+    for (int i = 0; i < updates; i++) {
       List<Long> key = keys.get(random.nextInt(keys.size()));
       TransactionLogChange old = live.get(key);
       if (old != null) {
         TransactionLogChange update = TestRows.statusUpdate(old, random.nextInt(4) == 0 ? null : random.nextInt(5));
         changes.add(update);
         live.put(key, TransactionLogChange.newBuilder(update).setSetColumns(null).build());
+        touched.add(key);
       }
     }
-    for (int i = 0; i < 80; i++) {
-      TransactionLogChange old = live.remove(keys.get(random.nextInt(keys.size())));
+    for (int i = 0; i < deletes; i++) {
+      List<Long> key = keys.get(random.nextInt(keys.size()));
+      TransactionLogChange old = live.remove(key);
       if (old != null) {
         changes.add(TestRows.delete(old));
+        touched.add(key);
       }
     }
     cluster.write(changes);
-    reference.insert(live.values());
+    reference.delete(touched);
+    reference.insert(touched.stream().filter(live::containsKey).map(live::get).toList());
   }
 
   @AfterAll
@@ -96,16 +118,46 @@ class DifferentialIT {
     }
   }
 
+  /**
+   * Queries on "size" until the service has published it and both servers index it, then more rows: new ones, and
+   * updates that rewrite older rows under the new list.
+   */
+  private static void makeSizeHot(SqlClient client, List<String> mismatches) throws Exception {
+    String sql = "SELECT COUNT(*) FROM transaction_logs WHERE attr('size') = 'M'";
+    String reference = "SELECT COUNT(*) FROM transaction_logs WHERE attr__size = 'M'";
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!(cluster.hotAttributesOf(0).contains("size") && cluster.hotAttributesOf(1).contains("size"))) {
+      assertThat(System.nanoTime()).as("servers indexing size within 60 s").isLessThan(deadline);
+      compare(client, sql, reference, mismatches);
+      Thread.sleep(100);
+    }
+    writeAndMirror(2_400, 1_200, 300, 40);
+    compare(client, sql, reference, mismatches);
+  }
+
+  private static void compare(SqlClient client, String sql, String reference, List<String> mismatches)
+      throws Exception {
+    List<List<String>> expected = ResultRows.of(DifferentialIT.reference.query(reference));
+    SqlClient.Answer answer = client.sql(sql);
+    List<List<String>> actual = answer.status() == 200 ? ResultRows.of(answer.body().get("rows")) : List.of();
+    if (!expected.equals(actual)) {
+      mismatches.add(sql + ": expected " + expected + ", got " + answer.status() + " " + answer.body());
+    }
+  }
+
   @Test
   void generatedQueriesGiveTheReferenceDatabasesResults() throws Exception {
     SqlClient client = cluster.startService(OptimizerSettings.defaults().withHotAttributes(Set.of("color")),
-        Duration.ofSeconds(20));
+        Duration.ofSeconds(20), HOT);
     QueryGenerator generator = new QueryGenerator(new Random(SEED + 1), tenants);
     Map<String, Integer> seen = new LinkedHashMap<>();
     CONSTRUCTS.forEach(c -> seen.put(c, 0));
     List<String> mismatches = new ArrayList<>();
     int nonEmpty = 0;
     for (int i = 0; i < QUERIES; i++) {
+      if (i == QUERIES / 2) {
+        makeSizeHot(client, mismatches);
+      }
       QueryGenerator.Generated query = generator.next();
       CONSTRUCTS.forEach(c -> seen.merge(c, query.sql().contains(c) ? 1 : 0, Integer::sum));
       List<List<String>> expected = ResultRows.of(reference.query(query.reference()));
@@ -127,6 +179,8 @@ class DifferentialIT {
       nonEmpty += expected.isEmpty() ? 0 : 1;
     }
     assertThat(mismatches).as("%d of %d queries differ", mismatches.size(), QUERIES).isEmpty();
+    assertThat(client.sql("EXPLAIN SELECT COUNT(*) FROM transaction_logs WHERE attr('size') = 'M'").body()
+        .toString()).as("filters on the new hot key go to the index").contains("index: attr('size') = 'M'");
     assertThat(nonEmpty).as("queries with a non-empty answer").isGreaterThan(QUERIES / 2);
     assertThat(seen).as("construct counts").allSatisfy((construct, count) ->
         assertThat(count).as(construct).isGreaterThanOrEqualTo(5));

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -164,6 +165,7 @@ public final class SqlHttpServer implements AutoCloseable {
         ObjectNode answer = JSON.createObjectNode();
         answer.set("queries_by_key", JSON.valueToTree(service.attributeFrequency().snapshot()));
         answer.set("hot", JSON.valueToTree(service.attributeFrequency().hottest(top)));
+        answer.set("indexed", JSON.valueToTree(new TreeSet<>(service.hotAttributes())));
         return answer;
       }
       default -> throw new HttpError(404, "no endpoint " + method + " " + path

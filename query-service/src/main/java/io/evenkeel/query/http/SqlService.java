@@ -4,6 +4,7 @@ import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.query.result.QueryResult;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What the HTTP API answers from. The query service implements it, so the service depends on its API and the API not
@@ -25,4 +26,7 @@ public interface SqlService {
 
   /** Attribute keys by how often queries filtered or read them: the input for choosing hot keys. */
   AttributeFrequency attributeFrequency();
+
+  /** The attribute keys whose filters go to the shards' index now (the others are scanned here). */
+  Set<String> hotAttributes();
 }

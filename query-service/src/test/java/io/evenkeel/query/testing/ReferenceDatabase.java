@@ -108,6 +108,19 @@ public final class ReferenceDatabase implements AutoCloseable {
     }
   }
 
+  /** Deletes the rows with these (tenant_id, row_id) keys. */
+  public void delete(Collection<List<Long>> keys) throws SQLException {
+    try (PreparedStatement delete = connection.prepareStatement(
+        "DELETE FROM transaction_logs WHERE tenant_id = ? AND row_id = ?")) {
+      for (List<Long> key : keys) {
+        delete.setLong(1, key.get(0));
+        delete.setLong(2, key.get(1));
+        delete.addBatch();
+      }
+      delete.executeBatch();
+    }
+  }
+
   /** The rows of a query, each value a Long, BigDecimal, String or null. */
   public List<List<Object>> query(String sql) throws SQLException {
     List<List<Object>> rows = new ArrayList<>();

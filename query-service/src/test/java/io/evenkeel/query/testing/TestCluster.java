@@ -1,31 +1,47 @@
 package io.evenkeel.query.testing;
 
+import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
+import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.frequency.ClusterHotAttributes;
+import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * Shard server processes holding N shards (consecutive ranges split evenly), loaded through a routing policy, and a
  * query service with its HTTP server in this JVM in front of them.
  */
 public final class TestCluster implements AutoCloseable {
+  /** The cluster's root in ZooKeeper, when it has one. */
+  public static final String ZOOKEEPER_ROOT = "/evenkeel/test";
+
   private final int numShards;
   private final RoutingPolicy policy;
   private final List<ShardServerProcess> servers = new ArrayList<>();
   private final List<int[]> shardsOf = new ArrayList<>();
   private final List<AutoCloseable> services = new ArrayList<>();
+  private ZooKeeperServer zookeeper;
+  private CuratorFramework client;
 
   private TestCluster(int numShards, RoutingPolicy policy) {
     this.numShards = numShards;
@@ -38,13 +54,38 @@ public final class TestCluster implements AutoCloseable {
    */
   public static TestCluster start(Path dir, RoutingPolicy policy, int serverCount, String... serverArgs)
       throws IOException, InterruptedException {
+    return start(dir, policy, serverCount, false, serverArgs);
+  }
+
+  /**
+   * The same with a ZooKeeper the servers join (each the primary of its shards, no replicas): they follow the
+   * cluster's hot attribute list, which services started by {@link #startService(OptimizerSettings, Duration,
+   * HotAttributePublisher.Settings)} follow and publish.
+   */
+  public static TestCluster startWithZooKeeper(Path dir, RoutingPolicy policy, int serverCount,
+      String... serverArgs) throws IOException, InterruptedException {
+    return start(dir, policy, serverCount, true, serverArgs);
+  }
+
+  private static TestCluster start(Path dir, RoutingPolicy policy, int serverCount, boolean withZooKeeper,
+      String... serverArgs) throws IOException, InterruptedException {
     TestCluster cluster = new TestCluster(policy.numShards(), policy);
     try {
+      if (withZooKeeper) {
+        cluster.zookeeper = ZooKeeperServer.start(dir.resolve("zookeeper"), KafkaBroker.freePort(),
+            dir.resolve("zookeeper.log"), Duration.ofSeconds(30));
+        cluster.client = ZooKeeperClients.start(cluster.zookeeper.connectString(), null,
+            new ExponentialBackoffRetry(200, 10));
+      }
       for (int i = 0; i < serverCount; i++) {
         int first = i * cluster.numShards / serverCount;
         int last = (i + 1) * cluster.numShards / serverCount - 1;
         List<String> args = new ArrayList<>(List.of("--shards", first + "-" + last, "--durability", "interval",
             "--refresh-interval-ms", "200"));
+        if (withZooKeeper) {
+          args.addAll(List.of("--zookeeper", cluster.zookeeper.connectString(), "--zookeeper-root", ZOOKEEPER_ROOT,
+              "--replicas", "0"));
+        }
         args.addAll(List.of(serverArgs));
         cluster.servers.add(ShardServerProcess.start(dir.resolve("server-" + i), args.toArray(String[]::new)));
         cluster.shardsOf.add(new int[] {first, last});
@@ -58,6 +99,17 @@ public final class TestCluster implements AutoCloseable {
 
   public ShardServerProcess server(int i) {
     return servers.get(i);
+  }
+
+  /** The attribute keys server {@code i} indexes in new rows now. */
+  public Set<String> hotAttributesOf(int i) {
+    return new TreeSet<>(servers.get(i).stub().withDeadlineAfter(5, TimeUnit.SECONDS)
+        .stats(StatsRequest.newBuilder().setShard(shardsOf.get(i)[0]).build()).getHotAttributesList());
+  }
+
+  /** A client of the cluster's ZooKeeper (only with {@link #startWithZooKeeper}). */
+  public CuratorFramework zookeeperClient() {
+    return client;
   }
 
   /** "127.0.0.1:p0=0-3,127.0.0.1:p1=4-7". */
@@ -98,7 +150,7 @@ public final class TestCluster implements AutoCloseable {
 
   /** A query service over this cluster, served over HTTP on a free port; closed with the cluster. */
   public SqlClient startService(OptimizerSettings settings, Duration deadline) throws Exception {
-    return startService(settings, deadline, null);
+    return startService(settings, deadline, (ApiKeys) null);
   }
 
   /** The same, requiring the API keys of {@code keys} (null: none). */
@@ -109,8 +161,24 @@ public final class TestCluster implements AutoCloseable {
   /** The same, answering at most {@code maxConcurrentQueries} queries at once. */
   public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys,
       int maxConcurrentQueries) throws Exception {
-    QueryService service = QueryService.builder().placement(placement()).routingPolicy(() -> policy)
+    return serve(newService(settings, deadline), keys, maxConcurrentQueries);
+  }
+
+  /** A service that follows the cluster's hot attribute list and publishes it as {@code hot} says. */
+  public SqlClient startService(OptimizerSettings settings, Duration deadline, HotAttributePublisher.Settings hot)
+      throws Exception {
+    QueryService service = newService(settings, deadline);
+    SqlClient client = serve(service, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
+    services.add(0, ClusterHotAttributes.start(service, this.client, ZOOKEEPER_ROOT, hot));
+    return client;
+  }
+
+  private QueryService newService(OptimizerSettings settings, Duration deadline) {
+    return QueryService.builder().placement(placement()).routingPolicy(() -> policy)
         .optimizer(settings).deadline(deadline).build();
+  }
+
+  private SqlClient serve(QueryService service, ApiKeys keys, int maxConcurrentQueries) throws Exception {
     SqlHttpServer http = new SqlHttpServer(service, keys, null, "127.0.0.1", 0, maxConcurrentQueries);
     int port = http.start();
     services.add(http);
@@ -129,6 +197,12 @@ public final class TestCluster implements AutoCloseable {
     }
     for (ShardServerProcess server : servers) {
       server.close();
+    }
+    if (client != null) {
+      client.close();
+    }
+    if (zookeeper != null) {
+      zookeeper.close();
     }
   }
 }

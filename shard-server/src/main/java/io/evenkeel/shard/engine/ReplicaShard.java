@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -483,11 +484,6 @@ public final class ReplicaShard implements ShardCopy {
     return index != null ? index.searchers() : started().getSearcherManager();
   }
 
-  @Override
-  public Set<String> hotAttributes() {
-    return settings.hotAttributes();
-  }
-
   /** The rows as of the point this replica searches (a primary's lookups also see unrefreshed writes). */
   @Override
   public List<byte[]> fetch(List<RowKey> keys) throws IOException {
@@ -549,6 +545,7 @@ public final class ReplicaShard implements ShardCopy {
     ShardStats.Builder stats = ShardStats.newBuilder().setShard(id).setPrimaryTerm(term)
         .setRole(state == State.JOINING ? "JOINING" : state == State.IN_SYNC ? "REPLICA" : "REPLICA_RECOVERING")
         .setReplicaLagMs(lagMillis())
+        .addAllHotAttributes(new TreeSet<>(settings.hotAttributes().keys()))
         .setTranslogBytes(translog.sizeInBytes())
         .setTranslogGeneration(translog.currentGeneration());
     synchronized (lock) {

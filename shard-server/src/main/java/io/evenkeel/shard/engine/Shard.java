@@ -27,7 +27,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -398,11 +398,6 @@ public final class Shard implements ShardCopy {
     return index.searchers();
   }
 
-  @Override
-  public Set<String> hotAttributes() {
-    return settings.hotAttributes();
-  }
-
   public ShardIndex index() {
     return index;
   }
@@ -450,6 +445,7 @@ public final class Shard implements ShardCopy {
           .setCommittedSeqNo(committedSeqNo)
           .setIgnoredChanges(ignoredChanges.get())
           .setUnappliedChanges(index.unappliedChanges())
+          .addAllHotAttributes(new TreeSet<>(settings.hotAttributes().keys()))
           .setRole("PRIMARY")
           .setPrimaryTerm(index.node().getPrimaryGen())
           .addAllReplicas(replicas.status().stream().map(replica -> ReplicaState.newBuilder()

@@ -5,7 +5,6 @@ import io.evenkeel.shard.index.RowKey;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
-import java.util.Set;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ReferenceManager;
 
@@ -15,9 +14,6 @@ public interface ShardCopy extends Closeable {
 
   /** The searchers over the rows this copy makes searchable. */
   ReferenceManager<IndexSearcher> searchers() throws IOException;
-
-  /** The attribute keys indexed as fields. */
-  Set<String> hotAttributes();
 
   /** The stored bytes of each live row among {@code keys}, in order; absent and deleted rows are skipped. */
   List<byte[]> fetch(List<RowKey> keys) throws IOException;

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.engine;
 
+import io.evenkeel.shard.index.HotAttributes;
 import io.evenkeel.shard.translog.Durability;
 import java.util.Set;
 
@@ -11,23 +12,31 @@ import java.util.Set;
  * @param refreshIntervalMs how often new writes become searchable
  * @param commitIntervalMs how often a Lucene commit lets the translog be trimmed
  * @param ramBufferMb the IndexWriter's RAM buffer per shard
- * @param hotAttributes attribute keys indexed as keyword fields {@code attr.<key>} (frequency-based indexing); the
- *     other keys stay only in the stored row. The list applies to rows indexed after it is set: change it only on
- *     new shards, or reindex
+ * @param hotAttributes attribute keys indexed as keyword fields {@code attr.<key>} (frequency-based indexing), the
+ *     other keys staying only in the stored row: the server's list, which every shard reads at each write and the
+ *     cluster's agreed list replaces while the server runs. Documents say which keys they indexed, so rows written
+ *     under an older list are answered by a scan of their stored rows for the keys added since
  * @param logicalReplication replicas on this server index every forwarded change themselves instead of copying the
  *     primary's segment files (for comparison: physical replication is the default)
  * @param writeCapacity the most changes a second a primary shard indexes, 0 for as many as it can: for experiments
  *     that need a shard to be a bottleneck ({@link WriteCapacity})
  */
 public record ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
-    double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication, double writeCapacity) {
+    double ramBufferMb, HotAttributes hotAttributes, boolean logicalReplication, double writeCapacity) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
+
+  /** Settings starting with the list {@code hotAttributes}. */
+  public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
+      double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication, double writeCapacity) {
+    this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb,
+        HotAttributes.of(hotAttributes), logicalReplication, writeCapacity);
+  }
 
   /** Settings without a write capacity: a shard indexes as fast as it can. */
   public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
       double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication) {
     this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb, hotAttributes,
-        logicalReplication, 0);
+        logicalReplication, 0.0);
   }
 
   /** Settings with physical replication. */
@@ -43,12 +52,6 @@ public record ShardSettings(Durability durability, long syncIntervalMs, long ref
   }
 
   public ShardSettings {
-    hotAttributes = Set.copyOf(hotAttributes);
-    for (String key : hotAttributes) {
-      if (key.isEmpty() || key.contains(";") || key.contains(":")) {
-        throw new IllegalArgumentException("a hot attribute key is non-empty and has no ';' or ':'; got: '" + key + "'");
-      }
-    }
     requirePositive("syncIntervalMs", syncIntervalMs);
     requirePositive("refreshIntervalMs", refreshIntervalMs);
     requirePositive("commitIntervalMs", commitIntervalMs);

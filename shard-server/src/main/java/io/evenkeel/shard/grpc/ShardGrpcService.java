@@ -171,7 +171,7 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       Deadline deadline = Context.current().getDeadline();
       return ShardSearch.run(deadline == null ? searcher
           : ShardSearcher.until(searcher, System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS)),
-          query, shard.hotAttributes());
+          query);
     } finally {
       searchers.release(searcher);
     }

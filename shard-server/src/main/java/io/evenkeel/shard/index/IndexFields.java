@@ -14,6 +14,12 @@ public final class IndexFields {
   public static final String SOURCE = "_source";
   /** Prefix of the keyword field of a hot attribute key: {@code attr.color} (frequency-based indexing). */
   public static final String ATTRIBUTE_PREFIX = "attr.";
+  /**
+   * One term per attribute key that was hot when the document was written: for such a key the document's {@code
+   * attr.<key>} field is the whole truth (absent: the row has no such key); for any other key only the stored row
+   * is.
+   */
+  public static final String HOT_KEYS = "_hot";
   /** Composite index over (tenant_id, created_time): one two-dimensional point. */
   public static final String TENANT_CREATED = "tenant_created";
 

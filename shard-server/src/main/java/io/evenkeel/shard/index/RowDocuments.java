@@ -34,7 +34,8 @@ public final class RowDocuments {
 
   /**
    * The document of a live row; each of {@code hotAttributes} the row has becomes a keyword field {@code attr.<key>}
-   * (term and sorted doc values), the first occurrence of the key in {@code attributes} winning.
+   * (term and sorted doc values), the first occurrence of the key in {@code attributes} winning, and the document is
+   * marked as indexed for each of them ({@link IndexFields#HOT_KEYS}).
    */
   public static Document row(RowKey key, TransactionLogChange row, byte[] source, long seqNo,
       Set<String> hotAttributes) {
@@ -70,6 +71,7 @@ public final class RowDocuments {
     if (hotAttributes.isEmpty()) {
       return;
     }
+    addHotKeys(doc, hotAttributes);
     Set<String> seen = new HashSet<>();
     for (String pair : attributes.split(";")) {
       int colon = pair.indexOf(':');
@@ -85,12 +87,44 @@ public final class RowDocuments {
     }
   }
 
+  /**
+   * The value of {@code key} in a row's {@code attributes} ({@code k:v;k:v}), the first occurrence winning, as the
+   * index holds it; null when the row has no such key.
+   */
+  public static String attributeValue(String attributes, String key) {
+    if (attributes == null) {
+      return null;
+    }
+    for (String pair : attributes.split(";")) {
+      int colon = pair.indexOf(':');
+      if (colon == key.length() && pair.startsWith(key)) {
+        return pair.substring(colon + 1);
+      }
+    }
+    return null;
+  }
+
   /** The document that marks a deleted row, so that a stale insert cannot bring it back. */
   public static Document tombstone(RowKey key, long version, long seqNo) {
+    return tombstone(key, version, seqNo, Set.of());
+  }
+
+  /**
+   * A tombstone, marked for {@code hotAttributes} as rows are (it holds none of them): a segment whose every document
+   * is marked for a key needs no scan for it.
+   */
+  public static Document tombstone(RowKey key, long version, long seqNo, Set<String> hotAttributes) {
     Document doc = new Document();
     addIdentity(doc, key, version, seqNo);
     doc.add(new StringField(IndexFields.TOMBSTONE, "T", Field.Store.NO));
+    addHotKeys(doc, hotAttributes);
     return doc;
+  }
+
+  private static void addHotKeys(Document doc, Set<String> hotAttributes) {
+    for (String key : hotAttributes) {
+      doc.add(new StringField(IndexFields.HOT_KEYS, key, Field.Store.NO));
+    }
   }
 
   /** A column value as the long the index holds: decimals unscaled at the table's scale. */

@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
@@ -55,8 +54,6 @@ public final class ShardIndex implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardIndex.class);
   public static final String COMMIT_TRANSLOG_GENERATION = "translog_generation";
   public static final String COMMIT_MAX_SEQ_NO = "max_seq_no";
-  /** The hot attribute keys the committed rows were indexed with, sorted and comma-separated. */
-  public static final String COMMIT_HOT_ATTRIBUTES = "hot_attributes";
 
   private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
 
@@ -70,21 +67,21 @@ public final class ShardIndex implements Closeable {
   private final IdLookup writeLookup = new IdLookup();
   private final Map<String, String> lastCommit;
 
-  /** Attribute keys indexed as fields (frequency-based indexing). */
-  private final Set<String> hotAttributes;
+  /** Attribute keys indexed as fields now (frequency-based indexing): read at every write. */
+  private final HotAttributes hotAttributes;
 
   /** A primary without replicas, for tools and tests. */
   public ShardIndex(Path path, double ramBufferMb) throws IOException {
-    this(path, 0, ramBufferMb, Set.of(), PrimaryTerm.COMMITTED, files -> {});
+    this(path, 0, ramBufferMb, HotAttributes.of(Set.of()), PrimaryTerm.COMMITTED, files -> {});
   }
 
   /**
    * Opens (or creates) the index at {@code path} as shard {@code shard}'s primary in {@code term}, with {@code
    * mergeCopier} copying merged segments to the replicas.
    */
-  public ShardIndex(Path path, int shard, double ramBufferMb, Set<String> hotAttributes, PrimaryTerm term,
+  public ShardIndex(Path path, int shard, double ramBufferMb, HotAttributes hotAttributes, PrimaryTerm term,
       ShardPrimaryNode.MergeCopier mergeCopier) throws IOException {
-    this.hotAttributes = Set.copyOf(hotAttributes);
+    this.hotAttributes = hotAttributes;
     this.directory = FSDirectory.open(path);
     IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer())
         .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
@@ -95,15 +92,6 @@ public final class ShardIndex implements Closeable {
     this.lastCommit = DirectoryReader.indexExists(directory)
         ? Map.copyOf(SegmentInfos.readLatestCommit(directory).getUserData())
         : Map.of();
-    String committedHot = lastCommit.get(COMMIT_HOT_ATTRIBUTES);
-    if (committedHot != null && !committedHot.equals(hotAttributesKey())) {
-      // Rows indexed under another list would answer filters on the keys that changed wrongly, without an error.
-      directory.close();
-      throw new IllegalStateException("the shard index at " + path + " was indexed with hot attributes ["
-          + committedHot + "] but this server is configured with [" + hotAttributesKey() + "]: start it "
-          + (committedHot.isEmpty() ? "without --hot-attributes" : "with --hot-attributes " + committedHot)
-          + ", or load the rows into new shards");
-    }
     this.writer = new IndexWriter(directory, config);
     long committedTerm = Long.parseLong(lastCommit.getOrDefault(Node.PRIMARY_GEN_KEY, "0"));
     try {
@@ -115,10 +103,6 @@ public final class ShardIndex implements Closeable {
     }
     this.searchers = node.getSearcherManager();
     searchers.addListener(versions);
-  }
-
-  private String hotAttributesKey() {
-    return String.join(",", new TreeSet<>(hotAttributes));
   }
 
   /** The user data of the commit this index opened from (empty for a new index). */
@@ -144,12 +128,12 @@ public final class ShardIndex implements Closeable {
     Document document;
     StoredRow next;
     if (change.getOp() == ChangeOp.DELETE) {
-      document = RowDocuments.tombstone(key, change.getVersion(), seqNo);
+      document = RowDocuments.tombstone(key, change.getVersion(), seqNo, hotAttributes.keys());
       next = StoredRow.tombstone(change.getVersion());
     } else {
       TransactionLogChange row = Changes.rowAfter(change, stored == null || stored.deleted() ? null : stored.row());
       byte[] source = ROWS.encode(row);
-      document = RowDocuments.row(key, row, source, seqNo, hotAttributes);
+      document = RowDocuments.row(key, row, source, seqNo, hotAttributes.keys());
       next = new StoredRow(row.getVersion(), false, row, source);
     }
     try {
@@ -335,15 +319,11 @@ public final class ShardIndex implements Closeable {
     return searchers;
   }
 
-  /**
-   * Commits every applied change with {@code data} (the translog position) and the hot attribute list as the
-   * commit's user data.
-   */
+  /** Commits every applied change with {@code data} (the translog position) as the commit's user data. */
   public void commit(Map<String, String> data) throws IOException {
-    Map<String, String> withHotAttributes = new HashMap<>(data);
-    withHotAttributes.put(COMMIT_HOT_ATTRIBUTES, hotAttributesKey());
-    withHotAttributes.putAll(node.commitData());
-    writer.setLiveCommitData(withHotAttributes.entrySet());
+    Map<String, String> userData = new HashMap<>(data);
+    userData.putAll(node.commitData());
+    writer.setLiveCommitData(userData.entrySet());
     writer.commit();
   }
 

@@ -13,7 +13,10 @@ import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.shard.index.IndexFields;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.LongPoint;
@@ -31,6 +34,7 @@ import org.apache.lucene.search.TermRangeQuery;
 import org.apache.lucene.search.WildcardQuery;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.QueryBuilder;
+import org.apache.lucene.util.automaton.CharacterRunAutomaton;
 
 /**
  * Turns a structured {@link Filter} into a Lucene query over the row layout of {@code RowDocuments}. Every problem
@@ -39,6 +43,10 @@ import org.apache.lucene.util.QueryBuilder;
  *
  * <p>Semantics are Lucene's boolean ones: a row whose column is NULL matches no predicate on that column, and so
  * passes a {@code must_not} of it; SQL's NOT is the caller's to translate (add {@code exists}).
+ *
+ * <p>An attribute key's predicate ({@code attr.<key>}) reads the key's field in documents marked as indexed with the
+ * key hot, and scans the stored rows of the other documents ({@link StoredAttributeQuery}): exact whichever list
+ * each document was written under, and whatever list the caller believes the shards have.
  */
 public final class QueryTranslator {
   private static final Analyzer ANALYZER = new StandardAnalyzer();
@@ -57,6 +65,87 @@ public final class QueryTranslator {
   }
 
   static Query translate(Filter filter) {
+    String field = attributeField(filter);
+    if (field == null) {
+      return indexed(filter);
+    }
+    String key = field.substring(IndexFields.ATTRIBUTE_PREFIX.length());
+    Query marked = new TermQuery(new org.apache.lucene.index.Term(IndexFields.HOT_KEYS, key));
+    Query fromIndex = new BooleanQuery.Builder()
+        .add(indexed(filter), BooleanClause.Occur.FILTER)
+        .add(marked, BooleanClause.Occur.FILTER)
+        .build();
+    Query fromStoredRows = new BooleanQuery.Builder()
+        .add(storedScan(key, filter), BooleanClause.Occur.FILTER)
+        .add(marked, BooleanClause.Occur.MUST_NOT)
+        .build();
+    return new BooleanQuery.Builder()
+        .add(fromIndex, BooleanClause.Occur.SHOULD)
+        .add(fromStoredRows, BooleanClause.Occur.SHOULD)
+        .setMinimumNumberShouldMatch(1)
+        .build();
+  }
+
+  /** The attribute field ({@code attr.<key>}) a leaf filters on, or null. */
+  private static String attributeField(Filter filter) {
+    String field = switch (filter.getKindCase()) {
+      case TERM -> filter.getTerm().getField();
+      case TERMS -> filter.getTerms().getField();
+      case RANGE -> filter.getRange().getField();
+      case LIKE -> filter.getLike().getField();
+      case EXISTS -> filter.getExists().getField();
+      default -> null;
+    };
+    return field != null && field.startsWith(IndexFields.ATTRIBUTE_PREFIX) ? field : null;
+  }
+
+  /** The attribute leaf as a test of the value in a stored row, compared as the index compares its terms. */
+  private static Query storedScan(String key, Filter filter) {
+    Column column = indexed(IndexFields.ATTRIBUTE_PREFIX + key);
+    switch (filter.getKindCase()) {
+      case TERM -> {
+        String text = FieldValues.keyword(column, filter.getTerm().getValue());
+        return new StoredAttributeQuery(key, "= " + quote(text), text::equals);
+      }
+      case TERMS -> {
+        Set<String> values = new HashSet<>();
+        for (Value value : filter.getTerms().getValuesList()) {
+          values.add(FieldValues.keyword(column, value));
+        }
+        return new StoredAttributeQuery(key, "IN " + new TreeSet<>(values), values::contains);
+      }
+      case RANGE -> {
+        Range range = filter.getRange();
+        BytesRef lower = range.hasLower() ? new BytesRef(FieldValues.keyword(column, range.getLower())) : null;
+        BytesRef upper = range.hasUpper() ? new BytesRef(FieldValues.keyword(column, range.getUpper())) : null;
+        boolean lowerInclusive = range.getLowerInclusive();
+        boolean upperInclusive = range.getUpperInclusive();
+        String description = (lowerInclusive ? "[" : "(") + (lower == null ? "*" : quote(lower.utf8ToString())) + ", "
+            + (upper == null ? "*" : quote(upper.utf8ToString())) + (upperInclusive ? "]" : ")");
+        return new StoredAttributeQuery(key, "in " + description, value -> {
+          BytesRef bytes = new BytesRef(value);
+          int low = lower == null ? 1 : bytes.compareTo(lower);
+          int high = upper == null ? -1 : bytes.compareTo(upper);
+          return (low > 0 || low == 0 && lowerInclusive) && (high < 0 || high == 0 && upperInclusive);
+        });
+      }
+      case LIKE -> {
+        WildcardQuery wildcard = (WildcardQuery) like(column.name(), filter.getLike().getPattern());
+        CharacterRunAutomaton automaton = new CharacterRunAutomaton(wildcard.getAutomaton());
+        return new StoredAttributeQuery(key, "LIKE " + quote(filter.getLike().getPattern()), automaton::run);
+      }
+      case EXISTS -> {
+        return new StoredAttributeQuery(key, "IS NOT NULL", value -> true);
+      }
+      default -> throw new IllegalStateException("not an attribute leaf: " + filter.getKindCase());
+    }
+  }
+
+  private static String quote(String text) {
+    return "'" + text.replace("'", "''") + "'";
+  }
+
+  private static Query indexed(Filter filter) {
     return switch (filter.getKindCase()) {
       case MATCH_ALL -> new MatchAllDocsQuery();
       case TERM -> term(filter.getTerm());

@@ -12,8 +12,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -33,18 +31,13 @@ public final class ShardSearch {
 
   private ShardSearch() {}
 
-  /** Runs a query that filters on no attribute field. */
-  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request) throws IOException {
-    return run(searcher, request, Set.of());
-  }
-
-  /** Runs a query; its attribute fields ({@code attr.<key>}) must be among the shard's {@code hotAttributes}. */
-  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
-      Set<String> hotAttributes) throws IOException {
+  /**
+   * Runs a query. A filter on an attribute key ({@code attr.<key>}) reads the key's field in documents indexed while
+   * it was hot and scans the stored rows of the others ({@link QueryTranslator}).
+   */
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request)
+      throws IOException {
     long started = System.nanoTime();
-    if (request.hasFilter()) {
-      requireIndexedAttributes(request.getFilter(), hotAttributes);
-    }
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
     }
@@ -73,33 +66,6 @@ public final class ShardSearch {
       response.setTotal(searcher.count(query));
     }
     return response.setTookMicros((System.nanoTime() - started) / 1_000).build();
-  }
-
-  /**
-   * A filter on an attribute key that is not hot would silently match nothing here (the key has no field): refuse it,
-   * so that a caller configured with another hot list finds out at once.
-   */
-  private static void requireIndexedAttributes(Filter filter, Set<String> hotAttributes) {
-    String field = switch (filter.getKindCase()) {
-      case TERM -> filter.getTerm().getField();
-      case TERMS -> filter.getTerms().getField();
-      case RANGE -> filter.getRange().getField();
-      case LIKE -> filter.getLike().getField();
-      case EXISTS -> filter.getExists().getField();
-      default -> "";
-    };
-    if (field.startsWith(IndexFields.ATTRIBUTE_PREFIX)
-        && !hotAttributes.contains(field.substring(IndexFields.ATTRIBUTE_PREFIX.length()))) {
-      throw new IllegalArgumentException("attribute key '" + field.substring(IndexFields.ATTRIBUTE_PREFIX.length())
-          + "' is not indexed on this shard server (hot attributes: " + new TreeSet<>(hotAttributes)
-          + "); filter it by scanning the rows' attributes");
-    }
-    if (filter.getKindCase() == Filter.KindCase.BOOL) {
-      Bool bool = filter.getBool();
-      bool.getMustList().forEach(f -> requireIndexedAttributes(f, hotAttributes));
-      bool.getShouldList().forEach(f -> requireIndexedAttributes(f, hotAttributes));
-      bool.getMustNotList().forEach(f -> requireIndexedAttributes(f, hotAttributes));
-    }
   }
 
   private static List<Column> sortColumns(io.evenkeel.schemas.shard.Query request) {

@@ -1,9 +1,11 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.router.attributes.HotAttributeList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.index.HotAttributes;
 import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -115,8 +117,9 @@ public final class ShardServerMain implements Callable<Integer> {
   double writeCapacity;
 
   @Option(names = "--hot-attributes", defaultValue = "", split = ",",
-      description = "Attribute keys indexed as fields (frequency-based indexing; the query service's GET /attributes "
-          + "lists the most used). Applies to rows indexed from then on.")
+      description = "Attribute keys indexed as fields (frequency-based indexing) until the cluster's list in"
+          + " ZooKeeper (which the query service publishes from the keys its queries use most) replaces them. Applies"
+          + " to rows indexed from then on; older rows are answered by a scan of their stored attributes.")
   List<String> hotAttributes;
 
   @Option(names = "--tls-cert", paramLabel = "PEM", description = "This server's certificate: with --tls-key and "
@@ -206,21 +209,50 @@ public final class ShardServerMain implements Callable<Integer> {
         stopped.countDown();
       }
     }, "shard-server-shutdown"));
-    int bound = server.start();
+    CuratorFramework client = null;
     if (zookeeper != null) {
-      CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
-          new ExponentialBackoffRetry(200, 10), zookeeperSessionTimeoutMs);
+      client = ZooKeeperClients.start(zookeeper, zookeeperCredentials, new ExponentialBackoffRetry(200, 10),
+          zookeeperSessionTimeoutMs);
+      // Before the shards open, so that a translog replayed at start indexes under the cluster's list.
+      HotAttributeList list = new HotAttributeList(client, zookeeperRoot).start();
+      list.addListener(published -> follow(published, settings.hotAttributes()));
+    }
+    int bound = server.start();
+    if (client != null) {
+      CuratorFramework zk = client;
       ClusterMember member = new ClusterMember(server, client, zookeeperRoot, primaries, replicas);
       member.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         member.close();
-        client.close();
+        zk.close();
       }, "cluster-member-shutdown"));
     }
     System.out.println("PORT: " + bound);
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Indexes the cluster's published list from now on; until one is published, the {@code --hot-attributes} list
+   * stays. Keys no row could hold (empty, or with ';' or ':') are left out.
+   */
+  private static void follow(HotAttributeList.Published published, HotAttributes hot) {
+    if (published.version() < 0) {
+      return;
+    }
+    Set<String> keys = new TreeSet<>();
+    for (String key : published.keys()) {
+      if (HotAttributeList.isValidKey(key)) {
+        keys.add(key);
+      } else {
+        System.err.println("WARNING: the cluster's hot attribute list holds '" + key + "', which no row can hold;"
+            + " it is left out");
+      }
+    }
+    if (hot.set(keys)) {
+      System.out.println("hot attribute keys (cluster list version " + published.version() + "): " + keys);
+    }
   }
 
   /** The TLS settings, when all three files are given; none of them means plaintext. */

@@ -1,66 +1,168 @@
 package io.evenkeel.shard.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.shard.Bool;
+import io.evenkeel.schemas.shard.Exists;
 import io.evenkeel.schemas.shard.Filter;
+import io.evenkeel.schemas.shard.Like;
 import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.Range;
 import io.evenkeel.schemas.shard.Term;
+import io.evenkeel.schemas.shard.Terms;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.index.RowDocuments;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Predicate;
 import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Frequency-based indexing: hot attribute keys are keyword fields; a filter on another key is refused. */
+/**
+ * Frequency-based indexing with a list that changes while the shard runs: rows written under no list, under {color},
+ * under {color, size} and under {size}, some rewritten by later updates, some deleted, merged into shared segments;
+ * every attribute filter answers exactly what the rows' attributes say, whichever list each row was written under.
+ */
 class HotAttributesTest {
+  private static final List<String> KEYS = List.of("color", "size", "brand");
+  private static final List<String> VALUES = List.of("red", "blue", "M", "S", "b_b", "100%", "ré");
+
   @TempDir Path dir;
 
   @Test
-  void hotKeysAreIndexedAsKeywordFieldsAndColdKeysAreRefused() throws IOException {
+  void everyAttributeFilterIsExactWhateverListEachRowWasIndexedUnder() throws IOException {
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-    ShardSettings settings = new ShardSettings(Durability.INTERVAL, 200, 60_000, 600_000, 16, Set.of("color"));
+    ShardSettings settings = new ShardSettings(Durability.INTERVAL, 200, 60_000, 600_000, 16, Set.of());
+    Random random = new Random(31);
+    Map<Long, TransactionLogChange> live = new TreeMap<>();
+    Map<Long, Long> versions = new TreeMap<>();
     try (Shard shard = Shard.open(0, dir, settings, scheduler)) {
-      List<TransactionLogChange> rows = List.of(
-          TestRows.insert(1, 1, 1).setAttributes("color:red;size:M").build(),
-          TestRows.insert(1, 2, 1).setAttributes("size:S;color:blue;color:red").build(),
-          TestRows.insert(1, 3, 1).setAttributes("colorless:red").build(),
-          TestRows.insert(1, 4, 1).build());
-      ShardWriteBatch batch = TestRows.batch(0, 0, rows, false);
-      shard.write(batch, TestRows.BATCHES.encode(batch));
+      List<Set<String>> lists = List.of(Set.of(), Set.of("color"), Set.of("color", "size"), Set.of("size"));
+      long sequence = 0;
+      for (Set<String> list : lists) {
+        settings.hotAttributes().set(list);
+        List<TransactionLogChange> changes = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+          long row = random.nextInt(400);
+          TransactionLogChange before = live.get(row);
+          long version = versions.getOrDefault(row, 0L) + 1 + random.nextInt(3);
+          versions.put(row, version);
+          TransactionLogChange change = random.nextInt(10) == 0 && before != null
+              ? TestRows.insert(1, row, version).setOp(ChangeOp.DELETE).build()
+              : TestRows.insert(1, row, version).setAttributes(attributes(random)).build();
+          if (before != null || change.getOp() != ChangeOp.DELETE) {
+            changes.add(change);
+          }
+          if (change.getOp() == ChangeOp.DELETE) {
+            live.remove(row);
+          } else {
+            live.put(row, change);
+          }
+        }
+        ShardWriteBatch batch = TestRows.batch(0, sequence++, changes, false);
+        shard.write(batch, TestRows.BATCHES.encode(batch));
+        shard.refresh();
+      }
+      shard.index().forceMerge(1);
       shard.refresh();
 
-      assertThat(rowIds(shard, "attr.color", "red", settings)).containsExactly(1L);
-      // The first occurrence of a key wins, as the query service's attr() reads it.
-      assertThat(rowIds(shard, "attr.color", "blue", settings)).containsExactly(2L);
-      assertThatThrownBy(() -> rowIds(shard, "attr.size", "M", settings))
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("attribute key 'size' is not indexed on this shard server (hot attributes: [color]); "
-              + "filter it by scanning the rows' attributes");
+      int queries = 0;
+      for (String key : KEYS) {
+        String field = "attr." + key;
+        for (String value : VALUES) {
+          check(shard, live, key, leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field)
+              .setValue(text(value)))), v -> v.equals(value));
+          check(shard, live, key, leaf(Filter.newBuilder().setRange(Range.newBuilder().setField(field)
+              .setLower(text(value)).setLowerInclusive(true))), v -> v.compareTo(value) >= 0);
+          check(shard, live, key, leaf(Filter.newBuilder().setLike(Like.newBuilder().setField(field)
+              .setPattern(value.charAt(0) + "%"))), v -> v.startsWith(value.substring(0, 1)));
+          queries += 3;
+        }
+        check(shard, live, key, leaf(Filter.newBuilder().setTerms(Terms.newBuilder().setField(field)
+            .addValues(text("red")).addValues(text("M")))), v -> v.equals("red") || v.equals("M"));
+        check(shard, live, key, leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))), v -> true);
+        // SQL's attr(k) != 'red' as the query service sends it: exists and not equal.
+        Filter notRed = Filter.newBuilder().setBool(Bool.newBuilder()
+            .addMust(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))
+            .addMustNot(leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field).setValue(text("red"))))))
+            .build();
+        check(shard, live, key, notRed, v -> !v.equals("red"));
+        // attr(k) IS NULL
+        Filter absent = Filter.newBuilder().setBool(Bool.newBuilder()
+            .addMustNot(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))).build();
+        assertThat(rowIds(shard, absent)).as("attr('%s') IS NULL", key).isEqualTo(expected(live, key, null));
+        queries += 4;
+      }
+      assertThat(queries).isEqualTo(3 * (3 * VALUES.size() + 4));
     } finally {
       scheduler.shutdownNow();
     }
   }
 
-  private static List<Long> rowIds(Shard shard, String field, String value, ShardSettings settings)
-      throws IOException {
-    Query query = Query.newBuilder().setLimit(10).setFilter(Filter.newBuilder().setTerm(Term.newBuilder()
-        .setField(field).setValue(Value.newBuilder().setStringValue(value)))).build();
+  private static String attributes(Random random) {
+    if (random.nextInt(8) == 0) {
+      return null;
+    }
+    List<String> pairs = new ArrayList<>();
+    int count = random.nextInt(4);
+    for (int i = 0; i < count; i++) {
+      pairs.add(KEYS.get(random.nextInt(KEYS.size())) + ":" + VALUES.get(random.nextInt(VALUES.size())));
+    }
+    if (random.nextInt(5) == 0) {
+      pairs.add("colorless:red");
+    }
+    return String.join(";", pairs);
+  }
+
+  private static Filter leaf(Filter.Builder filter) {
+    return filter.build();
+  }
+
+  private static Value text(String value) {
+    return Value.newBuilder().setStringValue(value).build();
+  }
+
+  private static void check(Shard shard, Map<Long, TransactionLogChange> live, String key, Filter filter,
+      Predicate<String> matches) throws IOException {
+    assertThat(rowIds(shard, filter)).as("%s", filter).isEqualTo(expected(live, key, matches));
+  }
+
+  /** The rows whose first value of {@code key} matches; with no predicate, the rows without the key. */
+  private static Set<Long> expected(Map<Long, TransactionLogChange> live, String key, Predicate<String> matches) {
+    Set<Long> rows = new TreeSet<>();
+    live.forEach((row, change) -> {
+      String value = RowDocuments.attributeValue(change.getAttributes(), key);
+      if (matches == null ? value == null : value != null && matches.test(value)) {
+        rows.add(row);
+      }
+    });
+    return rows;
+  }
+
+  private static Set<Long> rowIds(Shard shard, Filter filter) throws IOException {
+    Query query = Query.newBuilder().setLimit(1_000).setFilter(filter).build();
     IndexSearcher searcher = shard.index().searchers().acquire();
     try {
-      return ShardSearch.run(searcher, query, settings.hotAttributes()).getHitsList().stream()
-          .map(hit -> hit.getRowId()).toList();
+      Set<Long> rows = new TreeSet<>();
+      ShardSearch.run(searcher, query).getHitsList().forEach(hit -> rows.add(hit.getRowId()));
+      return rows;
     } finally {
       shard.index().searchers().release(searcher);
     }

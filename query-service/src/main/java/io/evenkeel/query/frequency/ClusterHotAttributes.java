@@ -1,0 +1,51 @@
+package io.evenkeel.query.frequency;
+
+import io.evenkeel.query.QueryService;
+import io.evenkeel.router.attributes.HotAttributeList;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+
+/**
+ * A query service's part in the cluster's hot attribute list: it follows the list (filters on its keys go to the
+ * shards' index from the next query on) and, unless {@code top} is 0, runs in the election of the one service that
+ * publishes the list from its query counts ({@link HotAttributePublisher}).
+ */
+public final class ClusterHotAttributes implements AutoCloseable {
+  private final HotAttributeList list;
+  private final LeaderLatch latch;
+  private final HotAttributePublisher publisher;
+
+  private ClusterHotAttributes(HotAttributeList list, LeaderLatch latch, HotAttributePublisher publisher) {
+    this.list = list;
+    this.latch = latch;
+    this.publisher = publisher;
+  }
+
+  /** Starts following (and publishing) the list under the cluster's {@code root}; the caller closes {@code client}. */
+  public static ClusterHotAttributes start(QueryService service, CuratorFramework client, String root,
+      HotAttributePublisher.Settings settings) throws Exception {
+    HotAttributeList list = new HotAttributeList(client, root).start();
+    list.addListener(published -> {
+      if (published.version() >= 0) {
+        service.hotAttributes(published.keys());
+      }
+    });
+    if (settings.top() == 0) {
+      return new ClusterHotAttributes(list, null, null);
+    }
+    LeaderLatch latch = new LeaderLatch(client, HotAttributeList.leaderPath(root));
+    latch.start();
+    HotAttributePublisher publisher = new HotAttributePublisher(service.attributeFrequency(), list,
+        latch::hasLeadership, settings).start();
+    return new ClusterHotAttributes(list, latch, publisher);
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (publisher != null) {
+      publisher.close();
+      latch.close();
+    }
+    list.close();
+  }
+}
