@@ -135,11 +135,11 @@ public final class QueryService implements SqlService, AutoCloseable {
   private QueryResult run(String sql, List<Object> params, boolean allowPartial, Access access) {
     long started = System.nanoTime();
     SelectStatement statement = StatementParser.parse(sql, params);
+    Optimizer optimizer = this.optimizer;
     if (!access.isAdmin()) {
       statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
     attributeFrequency.record(statement);
-    Optimizer optimizer = this.optimizer;
     QueryPlan plan = optimizer.plan(statement);
     String stale = staleRules.get();
     Route route = router.route(plan.where());

@@ -249,7 +249,8 @@ public final class QueryServiceMain implements Callable<Integer> {
   private AutoCloseable followHotAttributes(QueryService service) throws Exception {
     CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
         new ExponentialBackoffRetry(200, 10));
-    ClusterHotAttributes hot = ClusterHotAttributes.start(service, client, zookeeperRoot,
+    ClusterHotAttributes hot = ClusterHotAttributes.start(service.attributeFrequency(), service::hotAttributes,
+        client, zookeeperRoot,
         new HotAttributePublisher.Settings(hotAttributesTop, hotAttributesMinQueries,
             Duration.ofMillis(hotAttributesIntervalMs), hotAttributesWindow));
     return () -> {

@@ -4,12 +4,14 @@ import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.benchmarks.replay.ChangeProducer;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.router.rules.Rule;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +61,7 @@ public final class SurgeExperiment implements Callable<Integer> {
       double warmupSeconds, double beforeSeconds, double surgeSeconds, double afterSeconds, long monitorWindowMs,
       int probeEvery, List<String> policies) {
     static Setup full() {
-      return new Setup(4, 600, 50, 500, 100, 45, 20, 25, 15, 10_000, 5, List.of("hashing", "dynamic"));
+      return new Setup(4, 600, 50, 500, 100, 45, 20, 60, 15, 10_000, 5, List.of("hashing", "dynamic"));
     }
 
     static Setup smoke() {
@@ -71,8 +73,13 @@ public final class SurgeExperiment implements Callable<Integer> {
     }
   }
 
-  /** The small tenants' probes of one run: before the surge, during it, and during it after the monitor's view. */
-  record Run(String policy, boolean lanes, Delays before, Delays surge, Delays surgeSeen, List<double[]> bySecond) {
+  /**
+   * One run: the small tenants' probes before the surge, during it, and during it after two monitor windows; when
+   * the first rule naming the surging tenant took effect (seconds after the surge began, NaN for none) and its L;
+   * and the largest shard's writes over the mean shard's in the surge's second half.
+   */
+  record Run(String policy, boolean lanes, Delays before, Delays surge, Delays surgeSeen, List<double[]> bySecond,
+      double ruleInEffectSeconds, int offsetSize, double shardLoadMaxOverMean) {
     String name() {
       return policy + (lanes ? ", lanes" : ", one lane");
     }
@@ -130,6 +137,9 @@ public final class SurgeExperiment implements Callable<Integer> {
       long start;
       long surgeFrom;
       long surgeTo;
+      long surgeWallMillis = 0;
+      List<EvenkeelPeer.ShardDocs> halfway = null;
+      List<EvenkeelPeer.ShardDocs> atEnd = null;
       try (watch) {
         start = System.nanoTime();
         long warm = start + seconds(setup.warmupSeconds());
@@ -138,7 +148,17 @@ public final class SurgeExperiment implements Callable<Integer> {
         long end = surgeTo + seconds(setup.afterSeconds());
         long small = 0;
         long surging = 0;
+        long half = surgeFrom + (surgeTo - surgeFrom) / 2;
         for (long now = start; now < end; now = System.nanoTime()) {
+          if (surgeWallMillis == 0 && now >= surgeFrom) {
+            surgeWallMillis = System.currentTimeMillis();
+          }
+          if (halfway == null && now >= half) {
+            halfway = stack.shardDocs();
+          }
+          if (atEnd == null && now >= surgeTo) {
+            atEnd = stack.shardDocs();
+          }
           long dueSmall = (long) (setup.smallRate() * (now - start) / 1e9);
           long dueSurge = now < surgeFrom ? 0 : (long) (setup.surgeRate() * (Math.min(now, surgeTo) - surgeFrom) / 1e9);
           for (; small < dueSmall; small++) {
@@ -156,14 +176,27 @@ public final class SurgeExperiment implements Callable<Integer> {
       }
       List<SearchableWatch.Probe> probes = watch.probes();
       long seen = surgeFrom + TimeUnit.MILLISECONDS.toNanos(2 * setup.monitorWindowMs() + 1_000);
+      Rule rule = stack.committedRuleList().rules().stream().filter(r -> r.names(SURGING_TENANT)).findFirst()
+          .orElse(null);
       Run run = new Run(policy, lanes, Delays.of(probes, start + seconds(setup.warmupSeconds()), surgeFrom),
-          Delays.of(probes, surgeFrom, surgeTo), Delays.of(probes, seen, surgeTo), bySecond(probes, start, surgeFrom));
+          Delays.of(probes, surgeFrom, surgeTo), Delays.of(probes, seen, surgeTo), bySecond(probes, start, surgeFrom),
+          rule == null ? Double.NaN : (rule.effectiveTime() - surgeWallMillis) / 1e3,
+          rule == null ? 1 : rule.offsetSize(), maxOverMean(halfway, atEnd));
       System.out.printf(Locale.ROOT, "%s: small tenants' delay p50 / p99 before the surge %,.0f / %,.0f ms, during"
           + " it %,.0f / %,.0f ms, during it after two monitor windows %,.0f / %,.0f ms%n", run.name(),
           run.before().p50Millis(), run.before().p99Millis(), run.surge().p50Millis(), run.surge().p99Millis(),
           run.surgeSeen().p50Millis(), run.surgeSeen().p99Millis());
       return run;
     }
+  }
+
+  /** The largest shard's new documents between two looks over the mean shard's. */
+  private static double maxOverMean(List<EvenkeelPeer.ShardDocs> from, List<EvenkeelPeer.ShardDocs> to) {
+    Map<Integer, Long> before = new TreeMap<>();
+    from.forEach(docs -> before.put(docs.shard(), docs.docs()));
+    double[] added = to.stream().mapToDouble(docs -> docs.docs() - before.getOrDefault(docs.shard(), 0L)).toArray();
+    double mean = Arrays.stream(added).average().orElse(Double.NaN);
+    return Arrays.stream(added).max().orElse(Double.NaN) / mean;
   }
 
   /** The row sent now: created and modified now, of {@code tenant} unless it is -1. */
@@ -196,20 +229,25 @@ public final class SurgeExperiment implements Callable<Integer> {
     List<List<Object>> rows = new ArrayList<>();
     Map<String, List<double[]>> series = new LinkedHashMap<>();
     StringBuilder table = new StringBuilder("| policy | lanes | small tenants' delay before: p50 / p99 (ms) | during"
-        + " the surge | during it, after two monitor windows | p99 during / before |\n|---|---|---:|---:|---:|---:|\n");
+        + " the surge | during it, after two monitor windows | p99 during / before | surging tenant's rule: L, in"
+        + " effect after | largest / mean shard, 2nd half of the surge |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
     for (Run run : runs) {
       rows.add(List.of(run.policy(), run.lanes(), run.before().probes(), run.before().p50Millis(),
           run.before().p99Millis(), run.surge().probes(), run.surge().unseen(), run.surge().p50Millis(),
-          run.surge().p99Millis(), run.surgeSeen().p50Millis(), run.surgeSeen().p99Millis()));
+          run.surge().p99Millis(), run.surgeSeen().p50Millis(), run.surgeSeen().p99Millis(), run.offsetSize(),
+          run.ruleInEffectSeconds(), run.shardLoadMaxOverMean()));
       series.put(run.name(), run.bySecond());
-      table.append(String.format(Locale.ROOT, "| %s | %s | %,.0f / %,.0f | %,.0f / %,.0f | %,.0f / %,.0f | %.2f |%n",
-          run.policy(), run.lanes() ? "on" : "off", run.before().p50Millis(), run.before().p99Millis(),
+      table.append(String.format(Locale.ROOT, "| %s | %s | %,.0f / %,.0f | %,.0f / %,.0f | %,.0f / %,.0f | %.2f | %s |"
+          + " %.2f |%n", run.policy(), run.lanes() ? "on" : "off", run.before().p50Millis(), run.before().p99Millis(),
           run.surge().p50Millis(), run.surge().p99Millis(), run.surgeSeen().p50Millis(), run.surgeSeen().p99Millis(),
-          run.surge().p99Millis() / run.before().p99Millis()));
+          run.surge().p99Millis() / run.before().p99Millis(), Double.isNaN(run.ruleInEffectSeconds()) ? "no rule"
+              : String.format(Locale.ROOT, "L = %d, %.0f s", run.offsetSize(), run.ruleInEffectSeconds()),
+          run.shardLoadMaxOverMean()));
     }
     Path csv = output.csv("surge-" + stamp, List.of("policy", "lanes", "probes_before", "delay_p50_before_ms",
         "delay_p99_before_ms", "probes_surge", "unseen_surge", "delay_p50_surge_ms", "delay_p99_surge_ms",
-        "delay_p50_surge_seen_ms", "delay_p99_surge_seen_ms"), rows);
+        "delay_p50_surge_seen_ms", "delay_p99_surge_seen_ms", "surging_offset_size", "rule_in_effect_s",
+        "shard_load_max_over_mean"), rows);
     Path png = output.lineChart("surge-" + stamp, "Small tenants' write-to-searchable delay p99 while one tenant"
         + " surges", "seconds since the surge began (it lasts " + (int) setup.surgeSeconds() + " s)",
         "delay p99 (ms, log)", series, true);

@@ -9,6 +9,7 @@ import io.evenkeel.router.cluster.ClusterStateClient;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
+import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
@@ -89,6 +90,11 @@ public final class EvenkeelPeer implements AutoCloseable {
 
   /** How many routing rules the stack has committed: the rule list in ZooKeeper, as {@code stack.json} names it. */
   public int committedRules() throws Exception {
+    return committedRuleList().size();
+  }
+
+  /** The routing rules the stack has committed. */
+  public RuleList committedRuleList() throws Exception {
     JsonNode info = stackInfo();
     try (CuratorFramework zookeeper = CuratorFrameworkFactory.newClient(info.path("zookeeper").asText(),
         new ExponentialBackoffRetry(200, 3))) {
@@ -96,7 +102,7 @@ public final class EvenkeelPeer implements AutoCloseable {
       try (RuleListClient rules = new RuleListClient(zookeeper,
           RuleProtocolConfig.builder(info.path("zookeeper_root").asText(), info.path("shards").asInt()).build())) {
         rules.start();
-        return rules.refresh().size();
+        return rules.refresh();
       }
     }
   }

@@ -80,8 +80,11 @@ final class Lane {
       try {
         gate.get();
       } catch (ExecutionException e) {
-        // the other lane's request failed for good: the sink fails on that failure; ordering no longer matters
+        return null; // the other lane's request failed for good: nothing may overtake it, and the sink fails
       }
+    }
+    if (gate.isCompletedExceptionally()) {
+      return null;
     }
     if (mayWait) {
       inFlight.acquire();
@@ -117,12 +120,21 @@ final class Lane {
     return batch;
   }
 
-  /** Frees the request slot once the batch taken with it is acknowledged or failed for good. */
-  void release() {
+  /** Frees the request slot once the batch taken with it is acknowledged or {@code failed} for good. */
+  void release(boolean failed) {
     CompletableFuture<Void> done = requestDone;
     sending = List.of();
     inFlight.release();
-    done.complete(null);
+    if (failed) {
+      done.completeExceptionally(new IllegalStateException("shard " + shard + "'s request failed for good"));
+    } else {
+      done.complete(null);
+    }
+  }
+
+  /** Whether the lane has nothing buffered and no request in flight. Task thread only. */
+  boolean idle() {
+    return buffer.isEmpty() && sending.isEmpty();
   }
 
   /**

@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MonitoredHotTenants implements LongPredicate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MonitoredHotTenants.class);
+  private static final long RETRY_MS = 1_000;
 
   private final double hotShare;
   private final double coolShare;
@@ -97,6 +98,7 @@ final class MonitoredHotTenants implements LongPredicate, AutoCloseable {
     properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     properties.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
     consumer = new KafkaConsumer<>(properties);
     SingleObjectCodec<WindowSummary> codec = SingleObjectCodec.of(WindowSummary.class);
     follower = new Thread(() -> run(topic, codec), name);
@@ -106,38 +108,59 @@ final class MonitoredHotTenants implements LongPredicate, AutoCloseable {
 
   private void run(String topic, SingleObjectCodec<WindowSummary> codec) {
     try {
-      List<TopicPartition> partitions = List.of();
-      while (partitions.isEmpty()) {
-        // The job creates the topic before it starts; a moment's wait covers a broker still electing its leader.
-        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-            .map(info -> new TopicPartition(topic, info.partition())).toList();
-      }
-      consumer.assign(partitions);
-      consumer.endOffsets(partitions).forEach((partition, end) -> consumer.seek(partition, Math.max(0, end - 1)));
       while (true) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofSeconds(1))) {
-          try {
-            update(codec.decode(record.value()));
-          } catch (MalformedRecordException e) {
-            LOG.warn("skipping a summary on {} that does not decode: {}", topic, e.getMessage());
-          }
+        try {
+          follow(topic, codec);
+        } catch (WakeupException closing) {
+          throw closing;
+        } catch (RuntimeException e) {
+          // A broker that is slow or away, a topic not there yet: the lanes keep their view meanwhile.
+          LOG.warn("following the monitor's summaries on {} failed; trying again in {} ms: {}", topic, RETRY_MS,
+              e.toString());
+          Thread.sleep(RETRY_MS);
         }
       }
-    } catch (WakeupException closing) {
+    } catch (WakeupException | InterruptedException closing) {
       // close() was called
-    } catch (RuntimeException e) {
-      LOG.warn("stopped following the monitor's summaries on {}; the hot lanes keep their last view: {}", topic,
-          e.toString());
     } finally {
       consumer.close(Duration.ZERO);
     }
   }
 
+  /** Reads each partition from its latest summary on, for as long as nothing fails. */
+  private void follow(String topic, SingleObjectCodec<WindowSummary> codec) throws InterruptedException {
+    List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+        .map(info -> new TopicPartition(topic, info.partition())).toList();
+    while (partitions.isEmpty()) {
+      // The job creates the topic before it starts; a broker may not know it at once.
+      Thread.sleep(RETRY_MS);
+      partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+          .map(info -> new TopicPartition(topic, info.partition())).toList();
+    }
+    consumer.assign(partitions);
+    Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
+    consumer.endOffsets(partitions).forEach((partition, end) ->
+        consumer.seek(partition, Math.max(starts.getOrDefault(partition, 0L), end - 1)));
+    while (true) {
+      for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofSeconds(1))) {
+        try {
+          update(codec.decode(record.value()));
+        } catch (MalformedRecordException e) {
+          LOG.warn("skipping a summary on {} that does not decode: {}", topic, e.getMessage());
+        }
+      }
+    }
+  }
+
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (follower != null) {
       consumer.wakeup();
-      follower.join(5_000);
+      try {
+        follower.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -23,12 +23,13 @@ import org.apache.kafka.common.TopicPartition;
  * there.
  *
  * <p>Lanes: a tenant's changes take the hot lane while the monitor's current view ({@code hotTenants}) holds it hot,
- * so a hot tenant's backlog on a shard does not hold the small tenants' changes to that shard behind it.
+ * so a hot tenant's backlog on a shard does not hold the small tenants' changes to that shard behind it. A tenant
+ * that cools goes back to the normal lane once the shard's hot lane has nothing buffered or in flight.
  *
  * <p>Order: each lane has one request in flight at a time (retries included), and a tenant's changes to a shard are
- * in one lane at a time: when the view moves a tenant to the other lane, its buffered changes move with it and the
- * new lane waits for the old lane's request in flight. So a shard receives a row's changes in order: a partial update
- * never overtakes the insert it applies to.
+ * in one lane at a time: when the view moves a tenant to the hot lane, its buffered changes move with it and the
+ * hot lane waits for the normal lane's request in flight. So a shard receives a row's changes in order: a partial
+ * update never overtakes the insert it applies to. After a write failed for good nothing more is sent.
  *
  * <p>Isolation and backpressure: a lane keeps buffering while its request is in flight (a normal lane up to {@code
  * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}, either up to {@code laneBufferBytes}), so one slow or paused shard, or one hot tenant's
@@ -81,14 +82,17 @@ final class ShardLanes {
     long tenant = routed.change.getTenantId();
     boolean hot = hotTenants.test(tenant);
     Set<Long> inHot = inHotLane.get(routed.shard);
-    if (hot != (!inHot.isEmpty() && inHot.contains(tenant))) {
-      Lane[] shardLanes = lanes[routed.shard];
-      if (hot) {
-        inHot.add(tenant);
-        shardLanes[1].takeTenant(tenant, shardLanes[0], clock);
-      } else {
+    boolean wasHot = !inHot.isEmpty() && inHot.contains(tenant);
+    Lane[] shardLanes = lanes[routed.shard];
+    if (hot && !wasHot) {
+      inHot.add(tenant);
+      shardLanes[1].takeTenant(tenant, shardLanes[0], clock);
+    } else if (!hot && wasHot) {
+      if (shardLanes[1].idle()) {
         inHot.remove(tenant);
-        shardLanes[0].takeTenant(tenant, shardLanes[1], clock);
+      } else {
+        // Its backlog stays isolated: moving it would put the normal lane's tenants behind it.
+        hot = true;
       }
     }
     Lane lane = lanes[routed.shard][hot ? 1 : 0];
@@ -130,7 +134,7 @@ final class ShardLanes {
   void flush() throws InterruptedException {
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        while (lane.hasBuffered()) {
+        while (lane.hasBuffered() && !failed()) {
           send(lane, true);
         }
       }
@@ -175,8 +179,17 @@ final class ShardLanes {
 
   /** Sends the lane's buffer as one batch; without {@code mayWait}, only if its request slot is free now. */
   private void send(Lane lane, boolean mayWait) throws InterruptedException {
+    if (failed()) {
+      return;
+    }
     Lane.Batch batch = lane.take(mayWait, bounds.batchSize(), bounds.batchBytes());
     if (batch == null) {
+      return;
+    }
+    if (failed()) {
+      // A request failed for good while this one waited for its slot: later changes must not overtake it. The job
+      // fails and restarts from a checkpoint taken before the failure (snapshots fail after it), so nothing is lost.
+      lane.release(true);
       return;
     }
     client.write(lane.shard, batch.changes()).thenCompose(refused -> {
@@ -199,7 +212,7 @@ final class ShardLanes {
             : new IOException("writing " + batch.changes().size() + " changes to shard " + lane.shard + " failed: "
                 + cause, cause));
       }
-      lane.release();
+      lane.release(t != null);
     });
   }
 }

@@ -51,9 +51,6 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     this.refusedChanges = new RefusedChanges(settings.kafkaProperties(), settings.deadLetterTopic);
     this.hotTenants = new MonitoredHotTenants(settings.hotShareThreshold(),
         settings.coolBand * settings.hotShareThreshold());
-    if (settings.sinkLanes) {
-      hotTenants.follow(settings.kafkaProperties(), settings.summaryTopic, sender + "-hot-tenants");
-    }
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
         settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
@@ -69,6 +66,9 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while resending the checkpoint's unacknowledged changes", e);
+    }
+    if (settings.sinkLanes) {
+      hotTenants.follow(settings.kafkaProperties(), settings.summaryTopic, sender + "-hot-tenants");
     }
     scheduleLinger();
   }
@@ -106,8 +106,11 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   }
 
   @Override
-  public List<PendingChanges> snapshotState(long checkpointId) {
-    return List.of(new PendingChanges(lanes.unacknowledged()));
+  public List<PendingChanges> snapshotState(long checkpointId) throws IOException {
+    List<PendingChanges> state = List.of(new PendingChanges(lanes.unacknowledged()));
+    // A request that failed for good is no longer among the unacknowledged: this checkpoint must not complete.
+    lanes.checkFailure();
+    return state;
   }
 
   private void scheduleLinger() {
@@ -124,7 +127,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     hotTenants.close();
     written.close();
     client.close();

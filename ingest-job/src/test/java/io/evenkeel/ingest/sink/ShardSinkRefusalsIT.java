@@ -174,8 +174,8 @@ class ShardSinkRefusalsIT {
 
   /**
    * Every row of one tenant is inserted, then updated by a partial update of its status a few changes later, while
-   * the monitor's view moves the tenant between the shard's lanes every 300 changes, with small batches so both lanes
-   * have requests in flight at a switch. A partial update that overtook its insert would leave a row without its
+   * the monitor's view moves the tenant into the hot lane every 600 changes and out again, with small batches so that
+   * the normal lane has a request in flight and more buffered at each move. A partial update that overtook its insert would leave a row without its
    * other columns (the insert, older, would then be ignored).
    */
   @Test
@@ -209,8 +209,13 @@ class ShardSinkRefusalsIT {
           new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}),
           tenant -> hot[0]);
       for (int i = 0; i < changes.size(); i++) {
-        if (i % 300 == 0) {
-          hot[0] = !hot[0];
+        if (i % 600 == 0) {
+          // Cooled: back in the normal lane once the hot lane has drained.
+          hot[0] = false;
+          lanes.flush();
+        } else if (i % 600 == 300) {
+          // Hot again while the normal lane holds its last 300 changes, some of them in flight.
+          hot[0] = true;
         }
         lanes.add(changes.get(i));
       }

@@ -1,7 +1,9 @@
 package io.evenkeel.query.frequency;
 
-import io.evenkeel.query.QueryService;
+import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.router.attributes.HotAttributeList;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 
@@ -21,13 +23,16 @@ public final class ClusterHotAttributes implements AutoCloseable {
     this.publisher = publisher;
   }
 
-  /** Starts following (and publishing) the list under the cluster's {@code root}; the caller closes {@code client}. */
-  public static ClusterHotAttributes start(QueryService service, CuratorFramework client, String root,
-      HotAttributePublisher.Settings settings) throws Exception {
+  /**
+   * Starts following the list under the cluster's {@code root}, handing each published list to {@code apply}, and
+   * publishing it from {@code frequency}; the caller closes {@code client}.
+   */
+  public static ClusterHotAttributes start(AttributeFrequency frequency, Consumer<Set<String>> apply,
+      CuratorFramework client, String root, HotAttributePublisher.Settings settings) throws Exception {
     HotAttributeList list = new HotAttributeList(client, root).start();
     list.addListener(published -> {
       if (published.version() >= 0) {
-        service.hotAttributes(published.keys());
+        apply.accept(published.keys());
       }
     });
     if (settings.top() == 0) {
@@ -35,7 +40,7 @@ public final class ClusterHotAttributes implements AutoCloseable {
     }
     LeaderLatch latch = new LeaderLatch(client, HotAttributeList.leaderPath(root));
     latch.start();
-    HotAttributePublisher publisher = new HotAttributePublisher(service.attributeFrequency(), list,
+    HotAttributePublisher publisher = new HotAttributePublisher(frequency, list,
         latch::hasLeadership, settings).start();
     return new ClusterHotAttributes(list, latch, publisher);
   }

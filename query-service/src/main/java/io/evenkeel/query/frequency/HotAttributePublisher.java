@@ -135,7 +135,8 @@ public final class HotAttributePublisher implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws InterruptedException {
     timer.shutdownNow();
+    timer.awaitTermination(10, TimeUnit.SECONDS);
   }
 }

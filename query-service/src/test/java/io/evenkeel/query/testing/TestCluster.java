@@ -169,7 +169,8 @@ public final class TestCluster implements AutoCloseable {
       throws Exception {
     QueryService service = newService(settings, deadline);
     SqlClient client = serve(service, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
-    services.add(0, ClusterHotAttributes.start(service, this.client, ZOOKEEPER_ROOT, hot));
+    services.add(0, ClusterHotAttributes.start(service.attributeFrequency(), service::hotAttributes, this.client,
+        ZOOKEEPER_ROOT, hot));
     return client;
   }
 

@@ -41,6 +41,8 @@ public final class HotAttributeList implements Closeable {
   private final CuratorCache cache;
   private final List<Consumer<Published>> listeners = new CopyOnWriteArrayList<>();
   private volatile Published current = Published.NONE;
+  /** The ZooKeeper transaction that last wrote the list read: unlike the version, it grows across a re-creation. */
+  private long currentZxid = -1;
 
   public HotAttributeList(CuratorFramework client, String root) {
     this.client = client;
@@ -78,7 +80,7 @@ public final class HotAttributeList implements Closeable {
   }
 
   /** Calls {@code listener} with every list read from now on (on the cache's thread), and with the current one. */
-  public void addListener(Consumer<Published> listener) {
+  public synchronized void addListener(Consumer<Published> listener) {
     listeners.add(listener);
     listener.accept(current);
   }
@@ -124,10 +126,12 @@ public final class HotAttributeList implements Closeable {
     if (node == null || node.getStat() == null) {
       return;
     }
-    Published next = new Published(parse(node.getData()), node.getStat().getVersion());
-    if (next.version() <= current.version() && current.version() >= 0) {
+    long zxid = node.getStat().getMzxid();
+    if (zxid <= currentZxid) {
       return;
     }
+    Published next = new Published(parse(node.getData()), node.getStat().getVersion());
+    currentZxid = zxid;
     current = next;
     LOG.info("hot attribute keys (version {}): {}", next.version(), next.keys());
     listeners.forEach(listener -> listener.accept(next));

@@ -62,6 +62,7 @@ public final class RowDocuments {
         case ATTRIBUTES -> addHotAttributes(doc, value.toString(), hotAttributes);
       }
     }
+    addHotKeys(doc, hotAttributes);
     doc.add(new BinaryPoint(IndexFields.TENANT_CREATED, tenantCreated(row.getTenantId(), row.getCreatedTime())));
     doc.add(new StoredField(IndexFields.SOURCE, source));
     return doc;
@@ -71,7 +72,6 @@ public final class RowDocuments {
     if (hotAttributes.isEmpty()) {
       return;
     }
-    addHotKeys(doc, hotAttributes);
     Set<String> seen = new HashSet<>();
     for (String pair : attributes.split(";")) {
       int colon = pair.indexOf(':');
@@ -97,7 +97,7 @@ public final class RowDocuments {
     }
     for (String pair : attributes.split(";")) {
       int colon = pair.indexOf(':');
-      if (colon == key.length() && pair.startsWith(key)) {
+      if (colon > 0 && colon == key.length() && pair.startsWith(key)) {
         return pair.substring(colon + 1);
       }
     }

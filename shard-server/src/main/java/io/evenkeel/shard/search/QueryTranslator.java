@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.LongPoint;
@@ -112,7 +112,8 @@ public final class QueryTranslator {
         for (Value value : filter.getTerms().getValuesList()) {
           values.add(FieldValues.keyword(column, value));
         }
-        return new StoredAttributeQuery(key, "IN " + new TreeSet<>(values), values::contains);
+        return new StoredAttributeQuery(key, "IN (" + values.stream().sorted().map(QueryTranslator::quote)
+            .collect(Collectors.joining(", ")) + ")", values::contains);
       }
       case RANGE -> {
         Range range = filter.getRange();

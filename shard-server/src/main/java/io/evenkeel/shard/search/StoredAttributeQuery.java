@@ -79,7 +79,8 @@ final class StoredAttributeQuery extends Query {
 
       @Override
       public boolean isCacheable(LeafReaderContext context) {
-        return true;
+        // Cached, it would be run over every document of the segment, the marked ones included.
+        return false;
       }
     };
   }

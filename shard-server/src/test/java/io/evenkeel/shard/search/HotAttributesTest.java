@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.shard.AccessPath;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.Exists;
 import io.evenkeel.schemas.shard.Filter;
@@ -16,7 +17,6 @@ import io.evenkeel.schemas.shard.Terms;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
-import io.evenkeel.shard.index.RowDocuments;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -80,40 +80,57 @@ class HotAttributesTest {
         shard.write(batch, TestRows.BATCHES.encode(batch));
         shard.refresh();
       }
+      assertThat(checkEveryFilter(shard, live)).isEqualTo(3 * (3 * VALUES.size() + 8));
       shard.index().forceMerge(1);
       shard.refresh();
-
-      int queries = 0;
-      for (String key : KEYS) {
-        String field = "attr." + key;
-        for (String value : VALUES) {
-          check(shard, live, key, leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field)
-              .setValue(text(value)))), v -> v.equals(value));
-          check(shard, live, key, leaf(Filter.newBuilder().setRange(Range.newBuilder().setField(field)
-              .setLower(text(value)).setLowerInclusive(true))), v -> v.compareTo(value) >= 0);
-          check(shard, live, key, leaf(Filter.newBuilder().setLike(Like.newBuilder().setField(field)
-              .setPattern(value.charAt(0) + "%"))), v -> v.startsWith(value.substring(0, 1)));
-          queries += 3;
-        }
-        check(shard, live, key, leaf(Filter.newBuilder().setTerms(Terms.newBuilder().setField(field)
-            .addValues(text("red")).addValues(text("M")))), v -> v.equals("red") || v.equals("M"));
-        check(shard, live, key, leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))), v -> true);
-        // SQL's attr(k) != 'red' as the query service sends it: exists and not equal.
-        Filter notRed = Filter.newBuilder().setBool(Bool.newBuilder()
-            .addMust(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))
-            .addMustNot(leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field).setValue(text("red"))))))
-            .build();
-        check(shard, live, key, notRed, v -> !v.equals("red"));
-        // attr(k) IS NULL
-        Filter absent = Filter.newBuilder().setBool(Bool.newBuilder()
-            .addMustNot(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))).build();
-        assertThat(rowIds(shard, absent)).as("attr('%s') IS NULL", key).isEqualTo(expected(live, key, null));
-        queries += 4;
-      }
-      assertThat(queries).isEqualTo(3 * (3 * VALUES.size() + 4));
+      assertThat(checkEveryFilter(shard, live)).isEqualTo(3 * (3 * VALUES.size() + 8));
     } finally {
       scheduler.shutdownNow();
     }
+  }
+
+  /** Every filter kind on every key against the rows' attributes; returns how many filters it checked. */
+  private static int checkEveryFilter(Shard shard, Map<Long, TransactionLogChange> live) throws IOException {
+    int queries = 0;
+    for (String key : KEYS) {
+      String field = "attr." + key;
+      for (String value : VALUES) {
+        check(shard, live, key, leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field)
+            .setValue(text(value)))), v -> v.equals(value));
+        check(shard, live, key, leaf(Filter.newBuilder().setRange(Range.newBuilder().setField(field)
+            .setLower(text(value)).setLowerInclusive(true))), v -> v.compareTo(value) >= 0);
+        check(shard, live, key, leaf(Filter.newBuilder().setLike(Like.newBuilder().setField(field)
+            .setPattern(value.charAt(0) + "%"))), v -> v.startsWith(value.substring(0, 1)));
+        queries += 3;
+      }
+      check(shard, live, key, leaf(Filter.newBuilder().setTerms(Terms.newBuilder().setField(field)
+          .addValues(text("red")).addValues(text("M")))), v -> v.equals("red") || v.equals("M"));
+      check(shard, live, key, leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field)
+          .setValue(text("blue")).setAccess(AccessPath.DOC_VALUES))), v -> v.equals("blue"));
+      // NOT (attr(k) >= 'S') as the query service sends it.
+      check(shard, live, key, Filter.newBuilder().setBool(Bool.newBuilder()
+          .addMust(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))
+          .addMustNot(leaf(Filter.newBuilder().setRange(Range.newBuilder().setField(field).setLower(text("S"))
+              .setLowerInclusive(true))))).build(), v -> v.compareTo("S") < 0);
+      check(shard, live, key, leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))), v -> true);
+      // SQL's attr(k) != 'red' as the query service sends it: exists and not equal.
+      Filter notRed = Filter.newBuilder().setBool(Bool.newBuilder()
+          .addMust(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))
+          .addMustNot(leaf(Filter.newBuilder().setTerm(Term.newBuilder().setField(field).setValue(text("red"))))))
+          .build();
+      check(shard, live, key, notRed, v -> !v.equals("red"));
+      // attr(k) IS NULL
+      Filter absent = Filter.newBuilder().setBool(Bool.newBuilder()
+          .addMustNot(leaf(Filter.newBuilder().setExists(Exists.newBuilder().setField(field))))).build();
+      assertThat(rowIds(shard, absent)).as("attr('%s') IS NULL", key).isEqualTo(expected(live, key, null));
+      // LIKE with an escaped _ and with _ as any one character.
+      check(shard, live, key, leaf(Filter.newBuilder().setLike(Like.newBuilder().setField(field)
+          .setPattern("b\\_b"))), v -> v.equals("b_b"));
+      check(shard, live, key, leaf(Filter.newBuilder().setLike(Like.newBuilder().setField(field)
+          .setPattern("1__%"))), v -> v.codePointCount(0, v.length()) >= 3 && v.startsWith("1"));
+      queries += 8;
+    }
+    return queries;
   }
 
   private static String attributes(Random random) {
@@ -148,12 +165,26 @@ class HotAttributesTest {
   private static Set<Long> expected(Map<Long, TransactionLogChange> live, String key, Predicate<String> matches) {
     Set<Long> rows = new TreeSet<>();
     live.forEach((row, change) -> {
-      String value = RowDocuments.attributeValue(change.getAttributes(), key);
+      String value = firstValue(change.getAttributes(), key);
       if (matches == null ? value == null : value != null && matches.test(value)) {
         rows.add(row);
       }
     });
     return rows;
+  }
+
+  /** The value of the first {@code key:value} pair for {@code key}, as SQL's attr() reads it; null for none. */
+  private static String firstValue(String attributes, String key) {
+    if (attributes == null) {
+      return null;
+    }
+    for (String pair : attributes.split(";")) {
+      String[] parts = pair.split(":", 2);
+      if (parts.length == 2 && !parts[0].isEmpty() && parts[0].equals(key)) {
+        return parts[1];
+      }
+    }
+    return null;
   }
 
   private static Set<Long> rowIds(Shard shard, Filter filter) throws IOException {
