@@ -38,10 +38,10 @@ class QueryFiguresTest {
         "--report", report.toString()});
 
     List<String> csv = Files.readAllLines(dir.resolve("frequency-index.csv"));
-    assertThat(csv.get(0)).isEqualTo("quantile,indexed_ms,scan_ms");
+    assertThat(csv.get(0)).isEqualTo("quantile,indexed_ms,scan_ms,newly_hot_ms");
     assertThat(csv).hasSize(1 + 7);
     assertThat(Files.readString(report)).contains("<!-- begin frequency-index -->",
-        "| the hot keys indexed |");
+        "| the hot keys indexed |", "| newly hot: the rows written before it, scanned by the shards |");
     assertThat(Files.readAllBytes(dir.resolve("frequency-index.png"))).startsWith((byte) 0x89, (byte) 'P', (byte) 'N');
   }
 }
