@@ -141,6 +141,12 @@ public class IngestSettings implements Serializable {
           + " (default: ${DEFAULT-VALUE})")
   public boolean sinkLanes = true;
 
+  @Option(names = "--sink-surge-changes",
+      description = "With the lanes: a tenant above the hot threshold of one second of a sink subtask's changes, and"
+          + " with at least this many, takes the hot lane at once, before the monitor's window shows it; 0 waits for"
+          + " the monitor. (default: ${DEFAULT-VALUE})")
+  public long sinkSurgeChanges = 200;
+
   @Option(names = "--sink-hot-buffer",
       description = "How many changes of hot tenants one shard's hot lane may buffer before the sink"
           + " backpressures. (default: ${DEFAULT-VALUE})")

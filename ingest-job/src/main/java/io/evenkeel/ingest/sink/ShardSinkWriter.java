@@ -32,6 +32,8 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   private final RefusedChanges refusedChanges;
   private final ShardLanes lanes;
   private final MonitoredHotTenants hotTenants;
+  /** Null without the fast path ({@code --sink-surge-changes 0}). */
+  private final SurgingTenants surging;
   private final WrittenOffsetsPublisher written;
   private long nextPublish;
 
@@ -49,12 +51,15 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
     this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
     this.refusedChanges = new RefusedChanges(settings.kafkaProperties(), settings.deadLetterTopic);
-    this.hotTenants = new MonitoredHotTenants(settings.hotShareThreshold(),
-        settings.coolBand * settings.hotShareThreshold());
+    double hotShare = settings.hotShareThreshold();
+    this.hotTenants = new MonitoredHotTenants(hotShare, settings.coolBand * hotShare);
+    this.surging = settings.sinkLanes && settings.sinkSurgeChanges > 0
+        ? new SurgingTenants(hotShare, settings.coolBand * hotShare, settings.sinkSurgeChanges) : null;
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
         settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
-        new SinkMetrics(context.metricGroup(), primaries), hotTenants);
+        new SinkMetrics(context.metricGroup(), primaries),
+        surging == null ? hotTenants : tenant -> hotTenants.test(tenant) || surging.test(tenant));
     this.written = new WrittenOffsetsPublisher(settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
     try {
@@ -87,6 +92,9 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   @Override
   public void write(RoutedChange routed, Context context) throws IOException, InterruptedException {
     lanes.checkFailure();
+    if (surging != null) {
+      surging.count(routed.change.getTenantId(), time.getCurrentProcessingTime());
+    }
     lanes.add(routed);
   }
 
