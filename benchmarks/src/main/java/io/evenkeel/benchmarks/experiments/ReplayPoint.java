@@ -64,17 +64,14 @@ record ReplayPoint(String policy, TraceSpec spec, double offered, double through
   static ReplayPoint of(String policy, TraceSpec spec, long start, long from, long end, long offeredRows,
       List<SearchableWatch.Probe> probes, List<SearchableWatch.Count> counts, int rules, ShardSpread spread) {
     double measured = (end - from) / 1e9;
-    List<SearchableWatch.Probe> window = probes.stream().filter(p -> p.sentNanos() >= from && p.sentNanos() < end)
-        .toList();
-    double[] delays = window.stream().mapToDouble(p -> p.delayNanos() / 1e6).sorted().toArray();
-    int unseen = (int) window.stream().filter(p -> !p.found()).count();
+    ProbeDelays delays = ProbeDelays.of(probes, from, end);
     double[] timeline = new double[(int) ((counts.get(counts.size() - 1).nanos() - start) / 1_000_000_000L)];
     for (int second = 0; second < timeline.length; second++) {
       timeline[second] = countAt(counts, start + nanos(second + 1)) - countAt(counts, start + nanos(second));
     }
     return new ReplayPoint(policy, spec, offeredRows / measured,
-        (countAt(counts, end) - countAt(counts, from)) / measured, quantile(delays, 0.5), quantile(delays, 0.99),
-        delays.length, unseen, rules, timeline, spread);
+        (countAt(counts, end) - countAt(counts, from)) / measured, delays.p50Millis(), delays.p99Millis(),
+        delays.probes(), delays.unseen(), rules, timeline, spread);
   }
 
   /** Served: throughput over offered. */

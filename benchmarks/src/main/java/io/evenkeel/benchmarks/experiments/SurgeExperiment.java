@@ -78,20 +78,10 @@ public final class SurgeExperiment implements Callable<Integer> {
    * the first rule naming the surging tenant took effect (seconds after the surge began, NaN for none) and its L;
    * and the largest shard's writes over the mean shard's in the surge's second half.
    */
-  record Run(String policy, boolean lanes, Delays before, Delays surge, Delays surgeSeen, List<double[]> bySecond,
-      double ruleInEffectSeconds, int offsetSize, double shardLoadMaxOverMean) {
+  record Run(String policy, boolean lanes, ProbeDelays before, ProbeDelays surge, ProbeDelays surgeSeen,
+      List<double[]> bySecond, double ruleInEffectSeconds, int offsetSize, double shardLoadMaxOverMean) {
     String name() {
       return policy + (lanes ? ", lanes" : ", one lane");
-    }
-  }
-
-  record Delays(int probes, int unseen, double p50Millis, double p99Millis) {
-    static Delays of(List<SearchableWatch.Probe> probes, long from, long to) {
-      List<SearchableWatch.Probe> window = probes.stream().filter(p -> p.sentNanos() >= from && p.sentNanos() < to)
-          .toList();
-      double[] delays = window.stream().mapToDouble(p -> p.delayNanos() / 1e6).sorted().toArray();
-      return new Delays(delays.length, (int) window.stream().filter(p -> !p.found()).count(),
-          ReplayPoint.quantile(delays, 0.5), ReplayPoint.quantile(delays, 0.99));
     }
   }
 
@@ -178,8 +168,9 @@ public final class SurgeExperiment implements Callable<Integer> {
       long seen = surgeFrom + TimeUnit.MILLISECONDS.toNanos(2 * setup.monitorWindowMs() + 1_000);
       Rule rule = stack.committedRuleList().rules().stream().filter(r -> r.names(SURGING_TENANT)).findFirst()
           .orElse(null);
-      Run run = new Run(policy, lanes, Delays.of(probes, start + seconds(setup.warmupSeconds()), surgeFrom),
-          Delays.of(probes, surgeFrom, surgeTo), Delays.of(probes, seen, surgeTo), bySecond(probes, start, surgeFrom),
+      Run run = new Run(policy, lanes, ProbeDelays.of(probes, start + seconds(setup.warmupSeconds()), surgeFrom),
+          ProbeDelays.of(probes, surgeFrom, surgeTo), ProbeDelays.of(probes, seen, surgeTo),
+          bySecond(probes, start, surgeFrom),
           rule == null ? Double.NaN : (rule.effectiveTime() - surgeWallMillis) / 1e3,
           rule == null ? 1 : rule.offsetSize(), maxOverMean(halfway, atEnd));
       System.out.printf(Locale.ROOT, "%s: small tenants' delay p50 / p99 before the surge %,.0f / %,.0f ms, during"

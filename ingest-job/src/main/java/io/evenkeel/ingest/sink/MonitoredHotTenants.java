@@ -129,13 +129,11 @@ final class MonitoredHotTenants implements LongPredicate, AutoCloseable {
 
   /** Reads each partition from its latest summary on, for as long as nothing fails. */
   private void follow(String topic, SingleObjectCodec<WindowSummary> codec) throws InterruptedException {
-    List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-        .map(info -> new TopicPartition(topic, info.partition())).toList();
-    while (partitions.isEmpty()) {
-      // The job creates the topic before it starts; a broker may not know it at once.
+    List<TopicPartition> partitions;
+    // The job creates the topic before it starts; a broker may not know it at once.
+    while ((partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+        .map(info -> new TopicPartition(topic, info.partition())).toList()).isEmpty()) {
       Thread.sleep(RETRY_MS);
-      partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-          .map(info -> new TopicPartition(topic, info.partition())).toList();
     }
     consumer.assign(partitions);
     Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
