@@ -2,6 +2,7 @@ package io.evenkeel.shard.cluster;
 
 import io.evenkeel.router.cluster.ClusterState;
 import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.schemas.CopyMove;
 import io.evenkeel.schemas.ShardCopies;
 import java.io.Closeable;
 import java.io.IOException;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * holds the highest sequence number; every in-sync replica holds every acknowledged write, the most up-to-date also
  * the most of those not yet acknowledged) in a new term; it keeps {@code replicas}
  * live replicas of every shard, each on a server that holds no other copy of it, the least loaded first. A server
- * that comes back keeps its place as a replica and catches up by copying files.
+ * that comes back keeps its place as a replica and catches up by copying files. When the cluster is at rest it evens
+ * the servers' loads one step at a time ({@link Rebalancer}): a server added to a running cluster receives copies,
+ * and primaries, until it carries its share.
  *
  * <p>Every change is a compare-and-set on the shard's znode that re-checks its reason, so a master acting on a stale
  * look changes nothing.
@@ -36,6 +39,7 @@ final class ClusterMaster implements Closeable {
   private final ClusterStateClient cluster;
   private final SequenceNumbers sequenceNumbers;
   private final int replicasPerShard;
+  private final boolean rebalance;
   private final LeaderLatch latch;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "cluster-master");
@@ -48,11 +52,16 @@ final class ClusterMaster implements Closeable {
     long of(String server, int shard) throws IOException;
   }
 
+  /**
+   * @param rebalance whether the master evens the servers' loads when the cluster is at rest (else copies stay where
+   *     they were laid out, and replicas where they were assigned)
+   */
   ClusterMaster(CuratorFramework client, ClusterStateClient cluster, String self, SequenceNumbers sequenceNumbers,
-      int replicasPerShard) {
+      int replicasPerShard, boolean rebalance) {
     this.cluster = cluster;
     this.sequenceNumbers = sequenceNumbers;
     this.replicasPerShard = replicasPerShard;
+    this.rebalance = rebalance;
     this.latch = new LeaderLatch(client, cluster.layout().master(), self);
   }
 
@@ -77,6 +86,8 @@ final class ClusterMaster implements Closeable {
       try {
         if (!state.live(copies.getPrimary())) {
           promote(copies.getShard());
+        } else if (copies.getMove() != null) {
+          advanceMove(copies.getShard());
         } else {
           assignReplicas(copies.getShard());
         }
@@ -84,6 +95,100 @@ final class ClusterMaster implements Closeable {
         LOG.warn("shard {}: master's change failed: {}", copies.getShard(), e.toString());
       }
     }
+    if (rebalance) {
+      Rebalancer.next(cluster.current(), replicasPerShard).ifPresent(step -> {
+        try {
+          start(step);
+        } catch (Exception e) {
+          LOG.warn("shard {}: starting {} failed: {}", step.shard(), step, e.toString());
+        }
+      });
+    }
+  }
+
+  /** Starts a step of the rebalancing, if the shard is still as it was planned on. */
+  private void start(Rebalancer.Step step) throws Exception {
+    cluster.update(step.shard(), copies -> {
+      if (copies.getMove() != null || !Rebalancer.atRest(cluster.current(), replicasPerShard)) {
+        return null;
+      }
+      if (step instanceof Rebalancer.Handover) {
+        if (!step.from().equals(copies.getPrimary()) || !copies.getInSync().contains(step.to())) {
+          return null;
+        }
+        LOG.info("shard {}: primary handed over from {} to its in-sync replica {} in term {} (rebalancing)",
+            step.shard(), step.from(), step.to(), copies.getTerm() + 1);
+        return handover(copies, step.to(), step.from());
+      }
+      if (copies.getReplicas().contains(step.to()) || step.to().equals(copies.getPrimary())
+          || !(step.from().equals(copies.getPrimary()) || copies.getReplicas().contains(step.from()))) {
+        return null;
+      }
+      List<String> replicas = new ArrayList<>(copies.getReplicas());
+      replicas.add(step.to());
+      LOG.info("shard {}: moving the {} on {} to {} (rebalancing)", step.shard(),
+          step.from().equals(copies.getPrimary()) ? "primary" : "replica", step.from(), step.to());
+      return ShardCopies.newBuilder(copies).setReplicas(replicas).setMove(CopyMove.newBuilder().setFrom(step.from())
+          .setTo(step.to()).setStarted(System.currentTimeMillis()).build()).build();
+    });
+  }
+
+  /**
+   * A move under way: once the target's replica is in sync, the source's copy goes (a primary first hands over to
+   * the target in the next term). A move whose target died is abandoned; one whose source died ends, the master then
+   * keeping the replicas as for any dead server.
+   */
+  private void advanceMove(int shard) throws Exception {
+    cluster.update(shard, copies -> {
+      CopyMove move = copies.getMove();
+      if (move == null) {
+        return null;
+      }
+      ClusterState state = cluster.current();
+      List<String> replicas = new ArrayList<>(copies.getReplicas());
+      List<String> inSync = new ArrayList<>(copies.getInSync());
+      if (!state.live(move.getTo())) {
+        LOG.warn("shard {}: moving its copy on {} to {} abandoned: {} is gone", shard, move.getFrom(), move.getTo(),
+            move.getTo());
+        replicas.remove(move.getTo());
+        inSync.remove(move.getTo());
+        return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).setMove(null).build();
+      }
+      if (!state.live(move.getFrom())) {
+        return ShardCopies.newBuilder(copies).setMove(null).build();
+      }
+      if (!copies.getInSync().contains(move.getTo())) {
+        return null; // still copying
+      }
+      long tookMs = System.currentTimeMillis() - move.getStarted();
+      if (move.getFrom().equals(copies.getPrimary())) {
+        LOG.info("shard {}: primary moved from {} to {} in term {} ({} ms)", shard, move.getFrom(), move.getTo(),
+            copies.getTerm() + 1, tookMs);
+        ShardCopies handedOver = handover(copies, move.getTo(), null);
+        return ShardCopies.newBuilder(handedOver).setMove(null).build();
+      }
+      LOG.info("shard {}: replica moved from {} to {} ({} ms)", shard, move.getFrom(), move.getTo(), tookMs);
+      replicas.remove(move.getFrom());
+      inSync.remove(move.getFrom());
+      return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).setMove(null).build();
+    });
+  }
+
+  /**
+   * {@code copies} with its in-sync replica {@code to} as primary in the next term and the old primary a replica
+   * ({@code keepOldPrimary}) or gone. The old primary can no longer acknowledge a write once this is stored (it cannot
+   * drop {@code to} from the in-sync set of its term), and {@code to} holds every write it acknowledged before: a
+   * planned handover is a promotion whose old primary is still alive. No replica is in sync with the new primary until
+   * it rejoins it.
+   */
+  private static ShardCopies handover(ShardCopies copies, String to, String keepOldPrimary) {
+    List<String> replicas = new ArrayList<>(copies.getReplicas());
+    replicas.remove(to);
+    if (keepOldPrimary != null) {
+      replicas.add(keepOldPrimary);
+    }
+    return ShardCopies.newBuilder(copies).setPrimary(to).setTerm(copies.getTerm() + 1).setReplicas(replicas)
+        .setInSync(List.of()).build();
   }
 
   /** The primary's server is gone: the most up-to-date live in-sync replica takes over in the next term. */

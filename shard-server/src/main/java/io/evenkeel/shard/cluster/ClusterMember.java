@@ -48,14 +48,15 @@ public final class ClusterMember implements Closeable {
    * @param initialPrimaries the shards this server lays out as their primary when the cluster state has no entry for
    *     them yet (the first layout, from configuration)
    * @param replicasPerShard how many replicas the master keeps of each shard, when this server is the master
+   * @param rebalance whether the master, when this server is, evens the servers' loads by moving copies
    */
   public ClusterMember(ShardHolder server, CuratorFramework client, String root, Set<Integer> initialPrimaries,
-      int replicasPerShard) {
+      int replicasPerShard, boolean rebalance) {
     this.server = server;
     this.cluster = new ClusterStateClient(client, root);
     this.initialPrimaries = new TreeSet<>(initialPrimaries);
     this.master = new ClusterMaster(client, cluster, server.address(), server::sequenceNumberOf,
-        replicasPerShard);
+        replicasPerShard, rebalance);
   }
 
   /**

@@ -15,7 +15,7 @@ public interface ShardHolder {
   /** Holds a replica of {@code shard} following the primary at {@code primary}. */
   void holdReplica(int shard, String primary) throws IOException;
 
-  /** Stops holding any copy of {@code shard}. */
+  /** Stops holding any copy of {@code shard}, deleting its files (the cluster holds its copies elsewhere). */
   void release(int shard) throws IOException;
 
   boolean holds(int shard);

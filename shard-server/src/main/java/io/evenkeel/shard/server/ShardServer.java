@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -284,13 +285,17 @@ public final class ShardServer implements ShardHolder, Closeable {
         self, peers));
   }
 
-  /** Stops holding any copy of {@code shard} (its files stay on disk). */
+  /**
+   * Stops holding any copy of {@code shard} and deletes its files: the cluster keeps its copies elsewhere (the copy
+   * was moved, or unassigned), and a copy assigned here again later copies what it lacks anyway.
+   */
   @Override
   public synchronized void release(int shard) throws IOException {
     ShardCopy held = shards.remove(shard);
     if (held != null) {
       held.close();
-      LOG.info("shard {}: copy released", shard);
+      IOUtils.rm(dataDirectory.resolve("shard-" + shard));
+      LOG.info("shard {}: copy released and its files deleted", shard);
     }
   }
 

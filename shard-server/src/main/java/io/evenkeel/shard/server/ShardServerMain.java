@@ -77,6 +77,12 @@ public final class ShardServerMain implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   int replicas;
 
+  @Option(names = "--rebalance", defaultValue = "true", arity = "1",
+      description = "With --zookeeper, when this server is the master: even the servers' loads when the cluster is at "
+          + "rest, moving copies onto a server that joins (and primaries between servers), one step at a time "
+          + "(default: ${DEFAULT-VALUE}).")
+  boolean rebalance;
+
   @Option(names = "--replica-of", paramLabel = "HOST:PORT=SHARDS", split = ",(?=[^,=]+:\\d+=)",
       description = "Shards this server holds a replica of, with their primary's server, e.g. "
           + "127.0.0.1:7710=0-7. The replica copies the primary's segment files and receives its writes.")
@@ -220,7 +226,7 @@ public final class ShardServerMain implements Callable<Integer> {
     int bound = server.start();
     if (client != null) {
       CuratorFramework zk = client;
-      ClusterMember member = new ClusterMember(server, client, zookeeperRoot, primaries, replicas);
+      ClusterMember member = new ClusterMember(server, client, zookeeperRoot, primaries, replicas, rebalance);
       member.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         member.close();

@@ -77,7 +77,7 @@ class ClusterMasterTest {
         throw new IOException(server + " does not answer");
       }
       return sequenceNumbers.get(server);
-    }, 2);
+    }, 2, true);
     closing.add(master);
     master.start();
 

@@ -1,0 +1,97 @@
+package io.evenkeel.shard.cluster;
+
+import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.schemas.ShardCopies;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The master's next step towards even servers, when the cluster is at rest: every shard has a live primary and its
+ * full number of live, in-sync replicas, and no copy is moving. A server's load is the copies it holds, then the
+ * primaries among them (a primary indexes every write; a replica copies segments). A step either moves a copy from
+ * the server holding the most to the one holding the fewest (segment copying, then a drop) or, when the copies are
+ * even to within one, hands a primary over to one of its in-sync replicas on a server holding at least two fewer
+ * primaries (no copying). Each step lowers the sum of squared loads, so the steps end: with copies within one of each
+ * other, and primaries as even as handovers to the existing replicas can make them.
+ *
+ * <p>One step at a time: the next is planned only once the cluster is at rest again, so at most one shard copies
+ * files for the balance at any moment (a running stack keeps its bandwidth for writes and queries).
+ */
+final class Rebalancer {
+  private Rebalancer() {}
+
+  /** One step of the plan. */
+  sealed interface Step {
+    int shard();
+
+    String from();
+
+    String to();
+  }
+
+  /** {@code from}'s copy of {@code shard} (primary or replica) moves to {@code to}, which holds none. */
+  record Move(int shard, String from, String to) implements Step {}
+
+  /** {@code shard}'s primary moves from {@code from} to its in-sync replica on {@code to}, which becomes a replica. */
+  record Handover(int shard, String from, String to) implements Step {}
+
+  /** The next step, if the cluster is at rest and not yet even. */
+  static Optional<Step> next(ClusterState state, int replicasPerShard) {
+    if (state.servers().size() < 2 || state.shards().isEmpty() || !atRest(state, replicasPerShard)) {
+      return Optional.empty();
+    }
+    Map<String, Integer> copies = new HashMap<>();
+    Map<String, Integer> primaries = new HashMap<>();
+    for (String server : state.servers().keySet()) {
+      copies.put(server, 0);
+      primaries.put(server, 0);
+    }
+    for (ShardCopies shard : state.shards().values()) {
+      copies.merge(shard.getPrimary(), 1, Integer::sum);
+      primaries.merge(shard.getPrimary(), 1, Integer::sum);
+      shard.getReplicas().forEach(replica -> copies.merge(replica, 1, Integer::sum));
+    }
+    Comparator<String> byLoad = Comparator.<String>comparingInt(copies::get).thenComparingInt(primaries::get)
+        .thenComparing(Comparator.reverseOrder());
+    String most = state.servers().keySet().stream().max(byLoad).orElseThrow();
+    String fewest = state.servers().keySet().stream().min(byLoad).orElseThrow();
+    if (copies.get(most) - copies.get(fewest) >= 2) {
+      // A primary goes with the copy when the source also holds more primaries: the move then evens both.
+      boolean primaryFirst = primaries.get(most) > primaries.get(fewest);
+      List<ShardCopies> candidates = state.shards().values().stream()
+          .filter(shard -> holds(shard, most) && !holds(shard, fewest)).toList();
+      return candidates.stream()
+          .min(Comparator.comparing((ShardCopies shard) -> most.equals(shard.getPrimary()) != primaryFirst)
+              .thenComparingInt(ShardCopies::getShard))
+          .map(shard -> new Move(shard.getShard(), most, fewest));
+    }
+    // Copies even: the handover between the servers whose primaries differ the most, through an in-sync replica.
+    return state.shards().values().stream()
+        .flatMap(shard -> shard.getInSync().stream()
+            .filter(replica -> primaries.get(shard.getPrimary()) - primaries.get(replica) >= 2)
+            .map(replica -> new Handover(shard.getShard(), shard.getPrimary(), replica)))
+        .max(Comparator.<Handover>comparingInt(step -> primaries.get(step.from()) - primaries.get(step.to()))
+            .thenComparing(Comparator.comparingInt(Handover::shard).reversed()))
+        .map(step -> step);
+  }
+
+  /** Whether every shard has a live primary and exactly its live, in-sync replicas, and nothing is moving. */
+  static boolean atRest(ClusterState state, int replicasPerShard) {
+    for (ShardCopies shard : state.shards().values()) {
+      if (shard.getMove() != null || !state.live(shard.getPrimary())
+          || shard.getReplicas().size() != replicasPerShard
+          || !shard.getReplicas().stream().allMatch(replica -> state.live(replica)
+              && shard.getInSync().contains(replica))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean holds(ShardCopies shard, String server) {
+    return server.equals(shard.getPrimary()) || shard.getReplicas().contains(server);
+  }
+}
