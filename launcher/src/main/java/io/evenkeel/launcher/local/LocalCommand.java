@@ -207,7 +207,21 @@ public final class LocalCommand implements Callable<Integer> {
           out.println("--duration " + duration.toSeconds() + " s reached");
           return 0;
         }
-        String event = attention.poll(Math.max(0, Math.min(deadline, nextLine) - now), TimeUnit.NANOSECONDS);
+        // At most half a second, so that a request to add a server is taken up at once.
+        String event = attention.poll(Math.max(0, Math.min(Math.min(deadline, nextLine) - now,
+            TimeUnit.MILLISECONDS.toNanos(500))), TimeUnit.NANOSECONDS);
+        if (AddServerRequest.take(options.dataDir())) {
+          Thread adding = new Thread(() -> {
+            try {
+              stack.addShardServer();
+            } catch (Exception e) {
+              out.printf("adding a shard server failed: %s%n", e.getMessage());
+              AddServerRequest.fail(options.dataDir(), String.valueOf(e.getMessage()));
+            }
+          }, "add shard server");
+          adding.setDaemon(true);
+          adding.start();
+        }
         if (event != null && event.startsWith("died:") && stack.restartable(event.substring("died:".length()))) {
           String name = event.substring("died:".length());
           out.printf("%s died; %s.%n", name, stack.restartNote(name));
@@ -276,6 +290,7 @@ public final class LocalCommand implements Callable<Integer> {
       out.printf("  shard server    %s, laid out with the primaries of shards %d-%d%n", server.address(),
           server.firstShard(), server.lastShard());
     }
+    out.println("  add a server    bin/evenkeel add-server (the master moves copies onto it)");
     out.println();
     out.println("Sample queries: bin/evenkeel sql \"...\", or bin/evenkeel sql for a prompt");
     out.println("  SELECT tenant_id, COUNT(*) AS n FROM transaction_logs GROUP BY tenant_id ORDER BY n DESC LIMIT 10;");

@@ -63,7 +63,7 @@ final class LocalSecurity {
     for (String process : PROCESSES) {
       issued.put(process, certificates.issue(process));
     }
-    Path zookeeper = dataDir.resolve("zookeeper-credentials");
+    Path zookeeper = zookeeperCredentialsIn(dataDir);
     if (!Files.exists(zookeeper)) {
       byte[] password = new byte[24];
       new SecureRandom().nextBytes(password);
@@ -155,6 +155,11 @@ final class LocalSecurity {
     ClientTls tls = clientTls(process);
     return List.of("--tls-ca", tls.caCertificate().toString(), "--tls-cert", tls.certificate().toString(),
         "--tls-key", tls.privateKey().toString());
+  }
+
+  /** Where a secure stack on {@code dataDir} keeps the ZooKeeper identity its processes authenticate as. */
+  static Path zookeeperCredentialsIn(Path dataDir) {
+    return dataDir.resolve("zookeeper-credentials");
   }
 
   /** The ZooKeeper clients' option naming the credentials file. */

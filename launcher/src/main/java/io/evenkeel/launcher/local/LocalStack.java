@@ -47,11 +47,13 @@ final class LocalStack implements AutoCloseable {
   /** The launcher's client of the shard servers (status line); made in {@link #start}, over TLS with --secure. */
   private ClusterClient cluster;
   private LocalSecurity security;
+  /** In index order (server i on port base+10+i); a server added to the running stack comes last. */
   private final List<ShardAddress> shardServers = new ArrayList<>();
+  private String zookeeperConnect;
   private final StackLayout layout;
   private volatile boolean stopping;
   private Consumer<ChildProcess> onDeath = dead -> {};
-  private StackInfo info;
+  private volatile StackInfo info;
 
   LocalStack(EvenkeelHome home, StackOptions options, PrintStream out) {
     this.home = home;
@@ -78,6 +80,7 @@ final class LocalStack implements AutoCloseable {
     long t = step("zookeeper");
     ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
         log("zookeeper"), READY_TIMEOUT);
+    zookeeperConnect = zookeeper.connectString();
     supervise(zookeeper.process());
     ready("zookeeper", zookeeper.connectString(), t);
 
@@ -93,23 +96,11 @@ final class LocalStack implements AutoCloseable {
     List<ShardServerProcess> shardProcesses = new ArrayList<>();
     t = step("shard servers");
     for (int i = 0; i < ports.shardServers(); i++) {
-      String name = "shard-server-" + i;
-      ShardAddress address = new ShardAddress("127.0.0.1", ports.shardServer(i));
-      List<String> args = concat(List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i),
-              "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
-              "--replicas", Integer.toString(options.replicas()), "--replication", options.replication(),
-              "--write-capacity", Double.toString(options.shardWriteCapacity())),
-          security == null ? List.of() : concat(security.shardServerArgs(), security.zookeeperArgs()));
-      Path serverData = options.dataDir().resolve("shards").resolve("server-" + i);
-      Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,
-          JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags), serverData, address.port(),
-          log(name), args);
-      shardServerLaunchers.put(name, launch);
-      ShardServerProcess server = launch.call();
-      supervise(server.process());
+      ShardServerProcess server = launchShardServer(i,
+          List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
       shardProcesses.add(server);
-      shardServers.add(address);
-      servers.add(new StackInfo.ShardServer(address.toString(), layout.firstShard(i), layout.lastShard(i)));
+      servers.add(new StackInfo.ShardServer("127.0.0.1:" + ports.shardServer(i), layout.firstShard(i),
+          layout.lastShard(i)));
     }
     for (int i = 0; i < shardProcesses.size(); i++) {
       shardProcesses.get(i).awaitReady(READY_TIMEOUT);
@@ -207,6 +198,52 @@ final class LocalStack implements AutoCloseable {
         security == null ? null : security.caCertificate().toAbsolutePath().toString());
     info.write(options.dataDir());
     return info;
+  }
+
+  /**
+   * Starts shard server {@code index} on its port and data directory, supervised and restartable, joined to the
+   * cluster; {@code layoutArgs} lay out shards the cluster state does not know yet (none for a server added later).
+   */
+  private ShardServerProcess launchShardServer(int index, List<String> layoutArgs) throws Exception {
+    String name = "shard-server-" + index;
+    int port = options.ports().shardServer(index);
+    List<String> args = concat(concat(layoutArgs, List.of("--zookeeper", zookeeperConnect,
+            "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT, "--replicas", Integer.toString(options.replicas()),
+            "--replication", options.replication(),
+            "--write-capacity", Double.toString(options.shardWriteCapacity()))),
+        security == null ? List.of() : concat(security.shardServerArgs(), security.zookeeperArgs()));
+    Path serverData = options.dataDir().resolve("shards").resolve("server-" + index);
+    Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,
+        JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags), serverData, port, log(name), args);
+    shardServerLaunchers.put(name, launch);
+    ShardServerProcess server = launch.call();
+    supervise(server.process());
+    synchronized (shardServers) {
+      shardServers.add(new ShardAddress("127.0.0.1", port));
+    }
+    return server;
+  }
+
+  /**
+   * Adds a shard server to the running stack (the next port and data directory): it joins the cluster holding
+   * nothing, and the master moves copies onto it until the servers are even. Recorded in layout.json, so a restart
+   * starts it too, and in stack.json. Answers it once it is ready.
+   */
+  synchronized StackInfo.ShardServer addShardServer() throws Exception {
+    int index;
+    synchronized (shardServers) {
+      index = shardServers.size();
+    }
+    long t = step("shard-server-" + index);
+    ShardServerProcess server = launchShardServer(index, List.of());
+    server.awaitReady(READY_TIMEOUT);
+    new StackLayout(layout.shards(), index + 1).record(options.dataDir());
+    StackInfo.ShardServer added = new StackInfo.ShardServer("127.0.0.1:" + options.ports().shardServer(index), null,
+        null);
+    info = info.withShardServer(added);
+    info.write(options.dataDir());
+    ready("shard-server-" + index, added.address() + " (joined; the master moves copies onto it)", t);
+    return added;
   }
 
   private static boolean ready(ChildProcess replayer) throws InterruptedException {
@@ -318,11 +355,6 @@ final class LocalStack implements AutoCloseable {
     ShardServerProcess server = shardServerLaunchers.get(name).call();
     supervise(server.process());
     server.awaitReady(READY_TIMEOUT);
-  }
-
-  /** The shard servers in start order; server i holds the layout's shards of server i. */
-  List<ShardAddress> shardServers() {
-    return shardServers;
   }
 
   StackLayout layout() {

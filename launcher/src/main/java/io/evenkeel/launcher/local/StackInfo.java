@@ -32,9 +32,20 @@ public record StackInfo(
   public static final String FILE = "stack.json";
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  /** A shard server's address and the shards it hosts, first..last. */
-  public record ShardServer(@JsonProperty("address") String address, @JsonProperty("first_shard") int firstShard,
-      @JsonProperty("last_shard") int lastShard) {}
+  /**
+   * A shard server's address and the shards it was laid out with as their primary, first..last (null for a server
+   * added to the running stack; the cluster state in ZooKeeper says what each holds now).
+   */
+  public record ShardServer(@JsonProperty("address") String address, @JsonProperty("first_shard") Integer firstShard,
+      @JsonProperty("last_shard") Integer lastShard) {}
+
+  /** This stack with one more shard server. */
+  public StackInfo withShardServer(ShardServer added) {
+    List<ShardServer> servers = new java.util.ArrayList<>(shardServers);
+    servers.add(added);
+    return new StackInfo(pid, bootstrapServers, topic, writtenOffsetsGroup, zookeeper, zookeeperRoot, shards,
+        List.copyOf(servers), flinkUi, queryService, caCertificate);
+  }
 
   public void write(Path dataDir) throws IOException {
     Path tmp = dataDir.resolve(FILE + ".tmp");

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The data directory's shape, recorded on first start ({@code layout.json}): the number of shards decides where
- * every row lives and the servers own fixed ranges of them, so a restart with other numbers would lose rows from
- * view. A restart must match it; {@code --wipe} starts over.
+ * The data directory's shape, recorded on first start ({@code layout.json}) and when a server is added: the number
+ * of shards decides where every row lives and each server holds copies of them, so a restart with other numbers
+ * would lose rows from view. A restart must match it; {@code --wipe} starts over.
  */
 record StackLayout(@JsonProperty("shards") int shards, @JsonProperty("shard_servers") int shardServers) {
   static final String FILE = "layout.json";
@@ -51,6 +51,11 @@ record StackLayout(@JsonProperty("shards") int shards, @JsonProperty("shard_serv
       }
       return;
     }
+    record(dataDir);
+  }
+
+  /** Records this layout in {@code dataDir}, replacing the one there (a server was added to the running stack). */
+  void record(Path dataDir) throws IOException {
     JSON.writeValue(dataDir.resolve(FILE).toFile(), this);
   }
 

@@ -33,12 +33,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -263,10 +266,11 @@ class LocalStackIT {
   /**
    * The whole pipeline through a failover: a shard server is killed with -9 while {@code load --wait} runs; the
    * replicas of its primaries take over, the load completes with every row searchable exactly once, and the server,
-   * restarted by the launcher, rejoins as a replica and gets in sync.
+   * restarted by the launcher, rejoins as a replica and gets in sync. Then {@code add-server} adds a third server to
+   * the running stack: the master moves its share of copies onto it while every query answers every row.
    */
   @Test
-  void aShardServerKilledUnderLoadLosesNoRow() throws Exception {
+  void aShardServerKilledUnderLoadLosesNoRowAndAnAddedOneTakesItsShare() throws Exception {
     int base = EvenkeelPeer.freeBasePort();
     Path data = dir.resolve("data");
     stack = StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base), "--data-dir",
@@ -314,8 +318,52 @@ class LocalStackIT {
           String.join("\n", stack.output)).isLessThan(deadline);
       Thread.sleep(500);
     }
+
+    // A third server joins the running stack while queries run: the master moves copies onto it (primaries by
+    // handover), and every query meanwhile answers every row.
+    String queryService = StackInfo.read(data).queryService();
+    HttpClient http = HttpClient.newHttpClient();
+    List<String> wrongAnswers = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger queries = new AtomicInteger();
+    AtomicBoolean querying = new AtomicBoolean(true);
+    Thread reader = new Thread(() -> {
+      while (querying.get()) {
+        try {
+          HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(queryService + "/sql"))
+              .POST(HttpRequest.BodyPublishers.ofString("{\"sql\": \"SELECT COUNT(*) FROM transaction_logs\"}"))
+              .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+          JsonNode body = new ObjectMapper().readTree(answer.body());
+          if (answer.statusCode() != 200 || body.at("/rows/0/0").asLong() != rows) {
+            wrongAnswers.add(answer.statusCode() + " " + answer.body());
+          }
+          queries.incrementAndGet();
+          Thread.sleep(100);
+        } catch (IOException | InterruptedException e) {
+          wrongAnswers.add(e.toString());
+        }
+      }
+    });
+    reader.start();
+    long adding = System.nanoTime();
+    Run add = evenkeel("add-server", "--data-dir", data.toString());
+    querying.set(false);
+    reader.join();
+    System.out.printf("add server: %s%n%d queries while the copies moved (%.1f s), %d wrong%n",
+        add.output.lines().filter(l -> l.startsWith("balanced")).findFirst().orElse("not balanced"), queries.get(),
+        (System.nanoTime() - adding) / 1e9, wrongAnswers.size());
+    assertThat(add.exitCode).as(add.output).isEqualTo(0);
+    assertThat(add.output).contains("shard server 127.0.0.1:" + (base + 12) + " joined")
+        .containsPattern("balanced in [0-9.]+ s: copies per server 127.0.0.1:\\d+ [56], 127.0.0.1:\\d+ [56], "
+            + "127.0.0.1:" + (base + 12) + " [56];");
+    assertThat(wrongAnswers).as("queries while copies moved").isEmpty();
+    assertThat(queries.get()).isPositive();
+    assertThat(String.join("\n", stack.output)).contains("shard-server-2  ready");
+    JsonNode afterMoves = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
+    assertThat(afterMoves.get(0).get(0).asLong()).as("every row exactly once after the moves").isEqualTo(rows);
+    assertThat(afterMoves.get(0).get(1).asLong()).isEqualTo(rows);
     new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
-    assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
+    assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT; output:\n%s",
+        String.join("\n", stack.output)).isTrue();
   }
 
   /**

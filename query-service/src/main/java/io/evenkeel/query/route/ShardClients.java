@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -40,6 +41,11 @@ import java.util.function.IntFunction;
  * whether a partial answer will do. A shard that rejects the query as invalid makes the whole query a 400.
  */
 public final class ShardClients implements AutoCloseable {
+  /** How long a shard whose copy is changing place is asked again (a handover takes about a second). */
+  static final long MOVING_RETRY_MS = 3_000;
+  /** What a server answers for a shard it no longer holds (NOT_FOUND) or holds in another role. */
+  private static final Set<String> MOVING = Set.of(Status.Code.NOT_FOUND.name(),
+      Status.Code.FAILED_PRECONDITION.name());
   private final ShardPlacement placement;
   private final ClusterClient cluster;
 
@@ -94,13 +100,50 @@ public final class ShardClients implements AutoCloseable {
 
   /**
    * Groups the shards by the server {@code locate} names (the primary, or the copy reads prefer), sends one call per
-   * server in parallel, all under one deadline, and splits the answers by shard (in the order of {@code shards}).
+   * server in parallel, all under one deadline, and splits the answers by shard (in the order of {@code shards}). A
+   * shard whose copy was changing place (the server no longer holds it, or holds it in another role: a handover, a
+   * promotion, a copy moved to another server) is asked again where the placement names it then, with a growing pause,
+   * for up to {@link #MOVING_RETRY_MS} and within the deadline.
    */
   private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline, IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
       Function<R, List<ShardResult<T>>> results) {
-    Map<ShardAddress, List<Integer>> byServer = new LinkedHashMap<>();
+    Map<Integer, T> answered = new HashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
+    Map<Integer, ShardFailure> moving = attempt(shards, deadline, locate, call, results, answered, failures);
+    long retryUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOVING_RETRY_MS);
+    for (long pauseMs = 25; !moving.isEmpty() && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs)
+        < retryUntil && deadline.timeRemaining(TimeUnit.MILLISECONDS) > 2 * pauseMs; pauseMs *= 2) {
+      try {
+        Thread.sleep(pauseMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for a shard copy to change place", e);
+      }
+      int[] again = moving.keySet().stream().mapToInt(Integer::intValue).toArray();
+      moving = attempt(again, deadline, locate, call, results, answered, failures);
+    }
+    failures.addAll(moving.values());
+    Map<Integer, T> responses = new LinkedHashMap<>();
+    for (int shard : shards) {
+      if (answered.containsKey(shard)) {
+        responses.put(shard, answered.get(shard));
+      }
+    }
+    failures.sort((a, b) -> Integer.compare(a.shard(), b.shard()));
+    return new FanOut<>(responses, failures);
+  }
+
+  /**
+   * One round of calls: puts the answers into {@code answered} and the failures into {@code failures}, except those of
+   * shards whose copy was changing place, which it answers.
+   */
+  private <R, T> Map<Integer, ShardFailure> attempt(int[] shards, Deadline deadline,
+      IntFunction<Optional<ShardAddress>> locate,
+      BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
+      Function<R, List<ShardResult<T>>> results, Map<Integer, T> answered, List<ShardFailure> failures) {
+    Map<ShardAddress, List<Integer>> byServer = new LinkedHashMap<>();
+    Map<Integer, ShardFailure> moving = new HashMap<>();
     for (int shard : shards) {
       Optional<ShardAddress> address = locate.apply(shard);
       if (address.isEmpty()) {
@@ -112,7 +155,6 @@ public final class ShardClients implements AutoCloseable {
     Map<ShardAddress, ListenableFuture<R>> pending = new LinkedHashMap<>();
     byServer.forEach((address, serverShards) -> pending.put(address,
         call.apply(cluster.futureStub(address).withDeadline(deadline), serverShards)));
-    Map<Integer, T> answered = new HashMap<>();
     for (Map.Entry<ShardAddress, ListenableFuture<R>> entry : pending.entrySet()) {
       String address = entry.getKey().toString();
       List<Integer> serverShards = byServer.get(entry.getKey());
@@ -126,8 +168,13 @@ public final class ShardClients implements AutoCloseable {
             throw QueryException.invalid("shard " + result.shard() + " rejected the query: "
                 + result.error().getMessage());
           } else {
-            failures.add(new ShardFailure(result.shard(), address, result.error().getCode() + ": "
-                + result.error().getMessage()));
+            ShardFailure failure = new ShardFailure(result.shard(), address, result.error().getCode() + ": "
+                + result.error().getMessage());
+            if (MOVING.contains(result.error().getCode())) {
+              moving.put(result.shard(), failure);
+            } else {
+              failures.add(failure);
+            }
           }
         }
       } catch (ExecutionException e) {
@@ -136,7 +183,14 @@ public final class ShardClients implements AutoCloseable {
           throw QueryException.invalid("shard server " + address + " rejected the query: " + status.getDescription());
         }
         String reason = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
-        serverShards.forEach(shard -> failures.add(new ShardFailure(shard, address, reason)));
+        for (int shard : serverShards) {
+          ShardFailure failure = new ShardFailure(shard, address, reason);
+          if (MOVING.contains(status.getCode().name())) {
+            moving.put(shard, failure);
+          } else {
+            failures.add(failure);
+          }
+        }
       } catch (TimeoutException e) {
         entry.getValue().cancel(true);
         serverShards.forEach(shard -> failures.add(new ShardFailure(shard, address, "no answer before the deadline")));
@@ -145,14 +199,7 @@ public final class ShardClients implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting for shard server " + address, e);
       }
     }
-    Map<Integer, T> responses = new LinkedHashMap<>();
-    for (int shard : shards) {
-      if (answered.containsKey(shard)) {
-        responses.put(shard, answered.get(shard));
-      }
-    }
-    failures.sort((a, b) -> Integer.compare(a.shard(), b.shard()));
-    return new FanOut<>(responses, failures);
+    return moving;
   }
 
   @Override

@@ -35,6 +35,31 @@ public record ClusterState(Map<String, ShardServerInfo> servers, Map<Integer, Sh
     return copies == null || !live(copies.getPrimary()) ? Optional.empty() : Optional.of(copies.getPrimary());
   }
 
+  /**
+   * Whether every shard has a live primary, every replica is live and in sync, and no copy is moving: the master
+   * plans its next rebalancing step only then, and a cluster that stays so has none to take.
+   */
+  public boolean atRest() {
+    for (ShardCopies copies : shards.values()) {
+      if (copies.getMove() != null || !live(copies.getPrimary())
+          || !copies.getReplicas().stream().allMatch(replica -> live(replica) && copies.getInSync().contains(replica))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The shards {@code server} holds a copy of (primary or replica). */
+  public long copiesOn(String server) {
+    return shards.values().stream()
+        .filter(copies -> server.equals(copies.getPrimary()) || copies.getReplicas().contains(server)).count();
+  }
+
+  /** The shards whose primary is on {@code server}. */
+  public long primariesOn(String server) {
+    return shards.values().stream().filter(copies -> server.equals(copies.getPrimary())).count();
+  }
+
   /** The replicas of {@code shard} whose servers are alive. */
   public List<String> liveReplicas(int shard) {
     ShardCopies copies = shards.get(shard);

@@ -78,17 +78,10 @@ final class Rebalancer {
         .map(step -> step);
   }
 
-  /** Whether every shard has a live primary and exactly its live, in-sync replicas, and nothing is moving. */
+  /** {@link ClusterState#atRest()}, with every shard holding exactly its wanted replicas. */
   static boolean atRest(ClusterState state, int replicasPerShard) {
-    for (ShardCopies shard : state.shards().values()) {
-      if (shard.getMove() != null || !state.live(shard.getPrimary())
-          || shard.getReplicas().size() != replicasPerShard
-          || !shard.getReplicas().stream().allMatch(replica -> state.live(replica)
-              && shard.getInSync().contains(replica))) {
-        return false;
-      }
-    }
-    return true;
+    return state.atRest()
+        && state.shards().values().stream().allMatch(shard -> shard.getReplicas().size() == replicasPerShard);
   }
 
   private static boolean holds(ShardCopies shard, String server) {

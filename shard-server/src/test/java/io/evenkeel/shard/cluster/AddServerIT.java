@@ -88,7 +88,7 @@ class AddServerIT {
     String fourthAddress = fourth.address().toString();
     awaitTrue("the fourth server holds its share", Duration.ofSeconds(180), () -> {
       ClusterState state = fixture.cluster.current();
-      return atRest(state) && copiesOn(state, fourthAddress) == 6;
+      return atRest(state) && state.copiesOn(fourthAddress) == 6;
     });
     long balancedMs = (System.nanoTime() - added) / 1_000_000;
     writer.join(TimeUnit.SECONDS.toMillis(120));
@@ -97,18 +97,17 @@ class AddServerIT {
 
     assertThat(acknowledged.get()).as("every batch acknowledged").isEqualTo(BATCHES);
     ClusterState state = fixture.cluster.current();
-    Map<String, Integer> copies = new TreeMap<>();
-    Map<String, Integer> primaries = new TreeMap<>();
+    Map<String, Long> copies = new TreeMap<>();
+    Map<String, Long> primaries = new TreeMap<>();
     for (ShardServerProcess server : servers) {
-      copies.put(server.address().toString(), copiesOn(state, server.address().toString()));
-      primaries.put(server.address().toString(), (int) state.shards().values().stream()
-          .filter(c -> server.address().toString().equals(c.getPrimary())).count());
+      copies.put(server.address().toString(), state.copiesOn(server.address().toString()));
+      primaries.put(server.address().toString(), state.primariesOn(server.address().toString()));
     }
     System.out.printf("add server: balanced %d ms after the fourth started; copies %s, primaries %s; %d of %d "
         + "shard reads failed, %d write retries%n", balancedMs, copies.values(), primaries.values(),
         failedReads.get(), reads.get(), writeRetries.get());
-    assertThat(copies).as("copies per server").allSatisfy((server, count) -> assertThat(count).isEqualTo(6));
-    assertThat(primaries.get(fourthAddress)).as("primaries on the added server").isBetween(2, 4);
+    assertThat(copies).as("copies per server").allSatisfy((server, count) -> assertThat(count).isEqualTo(6L));
+    assertThat(primaries.get(fourthAddress)).as("primaries on the added server").isBetween(2L, 4L);
 
     long total = 0;
     for (int shard = 0; shard < SHARDS; shard++) {
@@ -139,10 +138,5 @@ class AddServerIT {
 
   private static boolean atRest(ClusterState state) {
     return state.shards().size() == SHARDS && Rebalancer.atRest(state, 1);
-  }
-
-  private static int copiesOn(ClusterState state, String server) {
-    return (int) state.shards().values().stream()
-        .filter(c -> server.equals(c.getPrimary()) || c.getReplicas().contains(server)).count();
   }
 }

@@ -1,0 +1,318 @@
+package io.evenkeel.benchmarks.cluster;
+
+import io.evenkeel.benchmarks.peer.EvenkeelPeer;
+import io.evenkeel.benchmarks.peer.PeerRows;
+import io.evenkeel.benchmarks.report.ExperimentOutput;
+import io.evenkeel.benchmarks.report.PaperReport;
+import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.schemas.ShardCopies;
+import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.schemas.shard.StatsRequest;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.DoublePredicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Adding a shard server to a running stack under load, on the user's path: {@code bin/evenkeel local} with two
+ * servers, rows loaded with {@code bin/evenkeel load --wait}, then a backlog of rows put into Kafka with {@code
+ * bin/evenkeel load} so that the pipeline ingests at its full speed, and tenant queries over HTTP all along. Some
+ * seconds in, {@code bin/evenkeel add-server} adds a third server and waits until the master has moved its share of
+ * copies onto it. Prints, and writes as Markdown, CSV and a PNG timeline: the time until the server joined and until
+ * the servers were even, and the ingest rate (rows searchable on the primaries per second) and query latency before,
+ * during and after the moves.
+ */
+@Command(name = "add-server-benchmark", mixinStandardHelpOptions = true,
+    description = "Adds a shard server to a loaded local stack under full-speed ingest and queries; prints the time "
+        + "to even servers and the throughput and latency before, during and after.")
+public final class AddServerBenchmark implements Callable<Integer> {
+  @Option(names = "--rows", defaultValue = "400000", description = "Rows loaded before (default: ${DEFAULT-VALUE}).")
+  int rows;
+
+  @Option(names = "--backlog-chunks", defaultValue = "10",
+      description = "Chunks of --rows / 2 rows put into Kafka as the backlog the pipeline ingests meanwhile "
+          + "(default: ${DEFAULT-VALUE}).")
+  int backlogChunks;
+
+  @Option(names = "--tenants", defaultValue = "500")
+  int tenants;
+
+  @Option(names = "--shards", defaultValue = "12")
+  int shards;
+
+  @Option(names = "--add-after-s", defaultValue = "20",
+      description = "Seconds of full-speed ingest before the server is added (default: ${DEFAULT-VALUE}).")
+  int addAfterSeconds;
+
+  @Option(names = "--after-s", defaultValue = "30",
+      description = "Seconds measured once the servers are even (default: ${DEFAULT-VALUE}).")
+  int afterSeconds;
+
+  @Option(names = "--repo", defaultValue = ".", description = "The Evenkeel checkout (bin/evenkeel).")
+  Path repo;
+
+  @Option(names = "--out", defaultValue = "benchmarks/results")
+  Path out;
+
+  @Option(names = "--report", defaultValue = "benchmarks/REPORT.md")
+  Path report;
+
+  /** A second of the timeline: rows searchable on the primaries, or -1 when a primary did not answer. */
+  record DocsSample(double seconds, long docs) {}
+
+  /** One query: when it was sent, how long it took, whether it answered 200. */
+  record QuerySample(double seconds, double millis, boolean ok) {}
+
+  public static void main(String[] args) {
+    AvroTrust.install();
+    System.exit(new CommandLine(new AddServerBenchmark()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Path work = Files.createTempDirectory("evenkeel-add-server-");
+    PeerRows generated = PeerRows.generate(31, rows, tenants);
+    Path preload = work.resolve("preload.jsonl");
+    generated.writeJsonLines(preload);
+    PeerRows chunk = PeerRows.generate(32, rows / 2, tenants);
+    List<Path> backlog = new ArrayList<>();
+    for (int i = 0; i < backlogChunks; i++) {
+      Path file = work.resolve("backlog-" + i + ".jsonl");
+      chunk.shifted(10_000_000L * (i + 1)).writeJsonLines(file);
+      backlog.add(file);
+    }
+    List<Long> tenantIds = generated.rows().stream().map(row -> row.getTenantId()).distinct().limit(100).toList();
+    long total = rows + (long) backlogChunks * (rows / 2);
+    System.out.printf(Locale.ROOT, "rows: %,d before, %,d as backlog; stack: 2 shard servers, %d shards, 1 replica%n",
+        rows, total - rows, shards);
+
+    Path dataDir = work.resolve("stack");
+    try (EvenkeelPeer stack = EvenkeelPeer.start(repo, dataDir, List.of("--shard-servers", "2", "--shards",
+        Integer.toString(shards), "--replicas", "1"));
+        CuratorFramework zookeeper = ZooKeeperClients.start("127.0.0.1:" + stack.basePort(), null,
+            new ExponentialBackoffRetry(200, 5));
+        ClusterStateClient cluster = new ClusterStateClient(zookeeper, "/evenkeel/local");
+        ClusterClient shardClient = new ClusterClient()) {
+      cluster.start();
+      long t = System.nanoTime();
+      stack.loadAndWait(preload);
+      System.out.printf(Locale.ROOT, "loaded %,d rows in %.1f s%n", rows, (System.nanoTime() - t) / 1e9);
+
+      long start = System.nanoTime();
+      List<DocsSample> docs = Collections.synchronizedList(new ArrayList<>());
+      List<QuerySample> queries = Collections.synchronizedList(new ArrayList<>());
+      AtomicBoolean running = new AtomicBoolean(true);
+      Thread docsSampler = thread("docs sampler", () -> {
+        while (running.get()) {
+          long next = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+          docs.add(new DocsSample(seconds(start), primaryDocs(cluster.current(), shardClient)));
+          TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
+        }
+      });
+      Random random = new Random(7);
+      Thread querier = thread("querier", () -> {
+        while (running.get()) {
+          long sent = System.nanoTime();
+          boolean ok = true;
+          try {
+            stack.rows("SELECT status, COUNT(*), SUM(price) FROM transaction_logs WHERE tenant_id = ? GROUP BY status",
+                List.of(tenantIds.get(random.nextInt(tenantIds.size()))));
+          } catch (IOException e) {
+            ok = false;
+          }
+          queries.add(new QuerySample(seconds(start), (System.nanoTime() - sent) / 1e6, ok));
+          Thread.sleep(100);
+        }
+      });
+      Thread producer = thread("backlog producer", () -> {
+        for (Path file : backlog) {
+          run(repo.resolve("bin/evenkeel").toString(), "load", file.toString(), "--data-dir", dataDir.toString());
+        }
+      });
+      docsSampler.start();
+      querier.start();
+      producer.start();
+      Thread.sleep(TimeUnit.SECONDS.toMillis(addAfterSeconds));
+
+      double added = seconds(start);
+      System.out.printf(Locale.ROOT, "[%5.1f s] bin/evenkeel add-server%n", added);
+      String addOutput = run(repo.resolve("bin/evenkeel").toString(), "add-server", "--data-dir",
+          dataDir.toString());
+      System.out.print(addOutput.lines().map(line -> "    " + line + "\n").reduce("", String::concat));
+      double balanced = seconds(start);
+      double joined = added + figure(addOutput, "joined \\(([0-9.]+) s\\)");
+      double balancedAfter = figure(addOutput, "balanced in ([0-9.]+) s");
+      Thread.sleep(TimeUnit.SECONDS.toMillis(afterSeconds));
+      running.set(false);
+      docsSampler.join();
+      querier.join();
+      producer.join();
+      ClusterState state = cluster.current();
+      report(new ArrayList<>(docs), new ArrayList<>(queries), added, joined, balanced, balancedAfter, state, total);
+    }
+    return 0;
+  }
+
+  private void report(List<DocsSample> docs, List<QuerySample> queries, double added, double joined,
+      double balanced, double balancedAfter, ClusterState state, long total) throws IOException {
+    // Rows per second between consecutive complete samples, while the backlog lasts.
+    List<double[]> rates = new ArrayList<>();
+    DocsSample previous = null;
+    for (DocsSample sample : docs) {
+      if (sample.docs() < 0) {
+        continue;
+      }
+      if (previous != null && previous.docs() < total) {
+        rates.add(new double[] {sample.seconds(), (sample.docs() - previous.docs())
+            / (sample.seconds() - previous.seconds())});
+      }
+      previous = sample;
+    }
+    double firstIngest = rates.stream().filter(r -> r[1] > 0).mapToDouble(r -> r[0]).min().orElse(0);
+    Map<String, DoublePredicate> phases = new LinkedHashMap<>();
+    phases.put("before (full-speed ingest, 2 servers)", s -> s > firstIngest + 2 && s <= added);
+    phases.put("during the moves", s -> s > added && s <= balanced);
+    phases.put("after (3 servers, even)", s -> s > balanced);
+    StringBuilder table = new StringBuilder("| phase | seconds | ingest rows/s (median of 1 s) | query p50 ms | "
+        + "query p99 ms | queries | failed |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    Map<String, Double> ingestByPhase = new LinkedHashMap<>();
+    phases.forEach((phase, in) -> {
+      List<Double> phaseRates = rates.stream().filter(r -> in.test(r[0])).map(r -> r[1]).toList();
+      List<QuerySample> phaseQueries = queries.stream().filter(q -> in.test(q.seconds())).toList();
+      List<Double> latencies = phaseQueries.stream().filter(QuerySample::ok).map(QuerySample::millis).toList();
+      double ingest = percentile(phaseRates, 0.5);
+      ingestByPhase.put(phase, ingest);
+      table.append(String.format(Locale.ROOT, "| %s | %.0f | %,.0f | %.1f | %.1f | %d | %d |%n", phase,
+          phaseRates.size() * 1.0, ingest, percentile(latencies, 0.5), percentile(latencies, 0.99),
+          phaseQueries.size(), phaseQueries.stream().filter(q -> !q.ok()).count()));
+    });
+    List<Double> ingest = new ArrayList<>(ingestByPhase.values());
+    String summary = String.format(Locale.ROOT, "The third server joined %.1f s after `add-server` was run and the "
+            + "servers were even %.1f s after that (%.1f s in all); copies per server %s, primaries %s. Ingest during "
+            + "the moves: %.2f× the rate before; after: %.2f×.", joined - added, balancedAfter - (joined - added),
+        balanced - added, perServer(state, false), perServer(state, true), ingest.get(1) / ingest.get(0),
+        ingest.get(2) / ingest.get(0));
+
+    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    ExperimentOutput output = new ExperimentOutput(out);
+    List<List<Object>> timeline = new ArrayList<>();
+    rates.forEach(r -> timeline.add(List.of("ingest_rows_per_s", r[0], r[1])));
+    queries.forEach(q -> timeline.add(List.of(q.ok() ? "query_ms" : "query_failed_ms", q.seconds(), q.millis())));
+    Path csv = output.csv("add-server-" + stamp, List.of("series", "seconds", "value"), timeline);
+    Path ratePng = output.lineChart("add-server-" + stamp + "-ingest", String.format(Locale.ROOT,
+            "Ingest while a server is added (at %.0f s, even at %.0f s)", added, balanced), "seconds",
+        "rows searchable per second", Map.of("rows/s", rates), false);
+    List<double[]> latency = queries.stream().filter(QuerySample::ok)
+        .map(q -> new double[] {q.seconds(), q.millis()}).toList();
+    Path queryPng = output.lineChart("add-server-" + stamp + "-queries", String.format(Locale.ROOT,
+            "Tenant query latency (server added at %.0f s, even at %.0f s)", added, balanced), "seconds", "ms",
+        Map.of("query ms", latency), true);
+    String setup = String.format(Locale.ROOT, "`bin/evenkeel local --no-replay --shard-servers 2 --shards %d "
+        + "--replicas 1`; %,d rows (%d Zipf(1) tenants) loaded with `load --wait`; then %,d more put into Kafka with "
+        + "`load` as a backlog the pipeline ingests at full speed, a grouped tenant query over HTTP every 100 ms, "
+        + "and `bin/evenkeel add-server` after %d s; measured until %d s after the servers were even. Ingest rate: "
+        + "rows searchable on the primaries (their Stats), per second", shards, rows, tenants,
+        total - rows, addAfterSeconds, afterSeconds);
+    PaperReport.section(report, "add-server", "Adding a shard server under load",
+        "java -cp benchmarks/target/benchmarks.jar " + getClass().getName() + " --rows " + rows
+            + " --backlog-chunks " + backlogChunks, setup, csv, table + "\n" + summary + "\n",
+        List.of(ratePng, queryPng));
+    Path markdown = out.resolve("add-server-" + stamp + ".md");
+    Files.writeString(markdown, "## Adding a shard server under load\n\n" + setup + ".\n\n" + table + "\n" + summary
+        + "\n\n![ingest](" + ratePng.getFileName() + ")\n![queries](" + queryPng.getFileName() + ")\n");
+    System.out.println();
+    System.out.print(table);
+    System.out.println(summary);
+    System.out.println("written: " + markdown + ", " + csv + ", " + ratePng + ", " + queryPng);
+  }
+
+  /** The documents the primaries search, summed; -1 when one did not answer (a handover under way). */
+  private static long primaryDocs(ClusterState state, ClusterClient client) {
+    long sum = 0;
+    for (ShardCopies copies : state.shards().values()) {
+      try {
+        sum += client.blockingStub(ShardAddress.parse(copies.getPrimary())).withDeadlineAfter(2, TimeUnit.SECONDS)
+            .stats(StatsRequest.newBuilder().setShard(copies.getShard()).build()).getDocs();
+      } catch (RuntimeException e) {
+        return -1;
+      }
+    }
+    return sum;
+  }
+
+  private static String perServer(ClusterState state, boolean primaries) {
+    return String.join(", ", state.servers().keySet().stream().sorted()
+        .map(server -> String.valueOf(primaries ? state.primariesOn(server) : state.copiesOn(server))).toList());
+  }
+
+  private static double figure(String output, String regex) {
+    Matcher matcher = Pattern.compile(regex).matcher(output);
+    if (!matcher.find()) {
+      throw new IllegalStateException("no '" + regex + "' in the output of add-server:\n" + output);
+    }
+    return Double.parseDouble(matcher.group(1));
+  }
+
+  private static double percentile(List<Double> values, double p) {
+    if (values.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  /** Runs a command to its end; answers its output, or throws with it when it fails. */
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (process.waitFor() != 0) {
+      throw new IOException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n" + output);
+    }
+    return output;
+  }
+
+  private interface Body {
+    void run() throws Exception;
+  }
+
+  private static Thread thread(String name, Body body) {
+    Thread thread = new Thread(() -> {
+      try {
+        body.run();
+      } catch (Exception e) {
+        throw new IllegalStateException(name + " failed", e);
+      }
+    }, name);
+    thread.setDaemon(true);
+    return thread;
+  }
+}
