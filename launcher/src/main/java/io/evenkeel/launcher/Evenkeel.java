@@ -13,7 +13,8 @@ import picocli.CommandLine;
 @Command(name = "evenkeel", mixinStandardHelpOptions = true, version = "evenkeel 0.1.0-SNAPSHOT",
     description = {"Evenkeel on one machine: a local stack, a bulk loader and a SQL shell.",
         "bin/evenkeel cdc captures a MySQL or MariaDB table into Kafka (bin/evenkeel cdc --help)."},
-    subcommands = {LocalCommand.class, AddServerCommand.class, LoadCommand.class, SqlCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {LocalCommand.class, AddServerCommand.class, LoadCommand.class, SqlCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Evenkeel implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

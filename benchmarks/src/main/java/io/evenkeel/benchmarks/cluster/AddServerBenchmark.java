@@ -4,18 +4,15 @@ import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.benchmarks.peer.PeerRows;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
-import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.cluster.ClusterState;
 import io.evenkeel.router.cluster.ClusterStateClient;
-import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
-import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.codec.AvroTrust;
-import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -25,24 +22,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoublePredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * Adding a shard server to a running stack under load, on the user's path: {@code bin/evenkeel local} with two
- * servers, rows loaded with {@code bin/evenkeel load --wait}, then a backlog of rows put into Kafka with {@code
- * bin/evenkeel load} so that the pipeline ingests at its full speed, and tenant queries over HTTP all along. Some
- * seconds in, {@code bin/evenkeel add-server} adds a third server and waits until the master has moved its share of
+ * servers, rows loaded with {@code bin/evenkeel load --wait}, then a second {@code bin/evenkeel load} going on, and
+ * tenant queries over HTTP all along. Some seconds into that load, {@code bin/evenkeel add-server} adds a third server and waits until the master has moved its share of
  * copies onto it. Prints, and writes as Markdown, CSV and a PNG timeline: the time until the server joined and until
  * the servers were even, and the ingest rate (rows searchable on the primaries per second) and query latency before,
  * during and after the moves.
@@ -54,10 +56,10 @@ public final class AddServerBenchmark implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "400000", description = "Rows loaded before (default: ${DEFAULT-VALUE}).")
   int rows;
 
-  @Option(names = "--backlog-chunks", defaultValue = "10",
-      description = "Chunks of --rows / 2 rows put into Kafka as the backlog the pipeline ingests meanwhile "
+  @Option(names = "--stream-chunks", defaultValue = "16",
+      description = "Chunks of --rows / 2 rows, loaded by one `bin/evenkeel load` while the server is added "
           + "(default: ${DEFAULT-VALUE}).")
-  int backlogChunks;
+  int streamChunks;
 
   @Option(names = "--tenants", defaultValue = "500")
   int tenants;
@@ -65,8 +67,8 @@ public final class AddServerBenchmark implements Callable<Integer> {
   @Option(names = "--shards", defaultValue = "12")
   int shards;
 
-  @Option(names = "--add-after-s", defaultValue = "20",
-      description = "Seconds of full-speed ingest before the server is added (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--add-after-s", defaultValue = "60",
+      description = "Seconds of the load before the server is added (default: ${DEFAULT-VALUE}).")
   int addAfterSeconds;
 
   @Option(names = "--after-s", defaultValue = "30",
@@ -82,8 +84,8 @@ public final class AddServerBenchmark implements Callable<Integer> {
   @Option(names = "--report", defaultValue = "benchmarks/REPORT.md")
   Path report;
 
-  /** A second of the timeline: rows searchable on the primaries, or -1 when a primary did not answer. */
-  record DocsSample(double seconds, long docs) {}
+  /** A second of the timeline: changes the ingest job has written to their shards (acknowledged), or -1. */
+  record WrittenSample(double seconds, long written) {}
 
   /** One query: when it was sent, how long it took, whether it answered 200. */
   record QuerySample(double seconds, double millis, boolean ok) {}
@@ -99,17 +101,19 @@ public final class AddServerBenchmark implements Callable<Integer> {
     PeerRows generated = PeerRows.generate(31, rows, tenants);
     Path preload = work.resolve("preload.jsonl");
     generated.writeJsonLines(preload);
+    // One file, loaded by one `load` while the server is added: the pipeline keeps pace with the loader, so the
+    // rate measured is a user's load going on meanwhile.
     PeerRows chunk = PeerRows.generate(32, rows / 2, tenants);
-    List<Path> backlog = new ArrayList<>();
-    for (int i = 0; i < backlogChunks; i++) {
-      Path file = work.resolve("backlog-" + i + ".jsonl");
+    Path stream = work.resolve("stream.jsonl");
+    for (int i = 0; i < streamChunks; i++) {
+      Path file = work.resolve("chunk.jsonl");
       chunk.shifted(10_000_000L * (i + 1)).writeJsonLines(file);
-      backlog.add(file);
+      Files.write(stream, Files.readAllBytes(file), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
     List<Long> tenantIds = generated.rows().stream().map(row -> row.getTenantId()).distinct().limit(100).toList();
-    long total = rows + (long) backlogChunks * (rows / 2);
-    System.out.printf(Locale.ROOT, "rows: %,d before, %,d as backlog; stack: 2 shard servers, %d shards, 1 replica%n",
-        rows, total - rows, shards);
+    long loaded = (long) streamChunks * (rows / 2);
+    System.out.printf(Locale.ROOT, "rows: %,d before, %,d loaded meanwhile; stack: 2 shard servers, %d shards, 1 "
+        + "replica%n", rows, loaded, shards);
 
     Path dataDir = work.resolve("stack");
     try (EvenkeelPeer stack = EvenkeelPeer.start(repo, dataDir, List.of("--shard-servers", "2", "--shards",
@@ -117,20 +121,23 @@ public final class AddServerBenchmark implements Callable<Integer> {
         CuratorFramework zookeeper = ZooKeeperClients.start("127.0.0.1:" + stack.basePort(), null,
             new ExponentialBackoffRetry(200, 5));
         ClusterStateClient cluster = new ClusterStateClient(zookeeper, "/evenkeel/local");
-        ClusterClient shardClient = new ClusterClient()) {
+        Admin kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+      String group = stack.writtenOffsetsGroup();
       cluster.start();
       long t = System.nanoTime();
       stack.loadAndWait(preload);
       System.out.printf(Locale.ROOT, "loaded %,d rows in %.1f s%n", rows, (System.nanoTime() - t) / 1e9);
 
       long start = System.nanoTime();
-      List<DocsSample> docs = Collections.synchronizedList(new ArrayList<>());
+      List<WrittenSample> written = Collections.synchronizedList(new ArrayList<>());
       List<QuerySample> queries = Collections.synchronizedList(new ArrayList<>());
       AtomicBoolean running = new AtomicBoolean(true);
-      Thread docsSampler = thread("docs sampler", () -> {
+      long writtenBefore = written(kafka, group);
+      Thread sampler = thread("written-offsets sampler", () -> {
         while (running.get()) {
           long next = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-          docs.add(new DocsSample(seconds(start), primaryDocs(cluster.current(), shardClient)));
+          long now = written(kafka, group);
+          written.add(new WrittenSample(seconds(start), now < 0 ? -1 : now - writtenBefore));
           TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
         }
       });
@@ -144,19 +151,18 @@ public final class AddServerBenchmark implements Callable<Integer> {
                 List.of(tenantIds.get(random.nextInt(tenantIds.size()))));
           } catch (IOException e) {
             ok = false;
+            System.out.printf(Locale.ROOT, "[%5.1f s] query failed: %s%n", seconds(start), e.getMessage().lines()
+                .findFirst().orElse(""));
           }
           queries.add(new QuerySample(seconds(start), (System.nanoTime() - sent) / 1e6, ok));
           Thread.sleep(100);
         }
       });
-      Thread producer = thread("backlog producer", () -> {
-        for (Path file : backlog) {
-          run(repo.resolve("bin/evenkeel").toString(), "load", file.toString(), "--data-dir", dataDir.toString());
-        }
-      });
-      docsSampler.start();
+      Thread loader = thread("loader", () -> run(repo.resolve("bin/evenkeel").toString(), "load",
+          stream.toString(), "--data-dir", dataDir.toString()));
+      sampler.start();
       querier.start();
-      producer.start();
+      loader.start();
       Thread.sleep(TimeUnit.SECONDS.toMillis(addAfterSeconds));
 
       double added = seconds(start);
@@ -169,36 +175,37 @@ public final class AddServerBenchmark implements Callable<Integer> {
       double balancedAfter = figure(addOutput, "balanced in ([0-9.]+) s");
       Thread.sleep(TimeUnit.SECONDS.toMillis(afterSeconds));
       running.set(false);
-      docsSampler.join();
+      sampler.join();
       querier.join();
-      producer.join();
+      loader.join();
       ClusterState state = cluster.current();
-      report(new ArrayList<>(docs), new ArrayList<>(queries), added, joined, balanced, balancedAfter, state, total);
+      report(new ArrayList<>(written), new ArrayList<>(queries), added, joined, balanced, balancedAfter, state,
+          loaded);
     }
     return 0;
   }
 
-  private void report(List<DocsSample> docs, List<QuerySample> queries, double added, double joined,
-      double balanced, double balancedAfter, ClusterState state, long total) throws IOException {
-    // Rows per second between consecutive complete samples, while the backlog lasts.
+  private void report(List<WrittenSample> written, List<QuerySample> queries, double added, double joined,
+      double balanced, double balancedAfter, ClusterState state, long loaded) throws IOException {
+    // Changes written per second between consecutive samples, until the load's last is in.
     List<double[]> rates = new ArrayList<>();
-    DocsSample previous = null;
-    for (DocsSample sample : docs) {
-      if (sample.docs() < 0) {
+    WrittenSample previous = null;
+    for (WrittenSample sample : written) {
+      if (sample.written() < 0) {
         continue;
       }
-      if (previous != null && previous.docs() < total) {
-        rates.add(new double[] {sample.seconds(), (sample.docs() - previous.docs())
+      if (previous != null && previous.written() < loaded) {
+        rates.add(new double[] {sample.seconds(), (sample.written() - previous.written())
             / (sample.seconds() - previous.seconds())});
       }
       previous = sample;
     }
     double firstIngest = rates.stream().filter(r -> r[1] > 0).mapToDouble(r -> r[0]).min().orElse(0);
     Map<String, DoublePredicate> phases = new LinkedHashMap<>();
-    phases.put("before (full-speed ingest, 2 servers)", s -> s > firstIngest + 2 && s <= added);
+    phases.put("before (2 servers)", s -> s > firstIngest + 5 && s <= added);
     phases.put("during the moves", s -> s > added && s <= balanced);
     phases.put("after (3 servers, even)", s -> s > balanced);
-    StringBuilder table = new StringBuilder("| phase | seconds | ingest rows/s (median of 1 s) | query p50 ms | "
+    StringBuilder table = new StringBuilder("| phase | seconds | rows written/s (median of 1 s) | query p50 ms | "
         + "query p99 ms | queries | failed |\n|---|---:|---:|---:|---:|---:|---:|\n");
     Map<String, Double> ingestByPhase = new LinkedHashMap<>();
     phases.forEach((phase, in) -> {
@@ -226,21 +233,21 @@ public final class AddServerBenchmark implements Callable<Integer> {
     Path csv = output.csv("add-server-" + stamp, List.of("series", "seconds", "value"), timeline);
     Path ratePng = output.lineChart("add-server-" + stamp + "-ingest", String.format(Locale.ROOT,
             "Ingest while a server is added (at %.0f s, even at %.0f s)", added, balanced), "seconds",
-        "rows searchable per second", Map.of("rows/s", rates), false);
+        "rows written per second", Map.of("rows/s", rates), false);
     List<double[]> latency = queries.stream().filter(QuerySample::ok)
         .map(q -> new double[] {q.seconds(), q.millis()}).toList();
     Path queryPng = output.lineChart("add-server-" + stamp + "-queries", String.format(Locale.ROOT,
             "Tenant query latency (server added at %.0f s, even at %.0f s)", added, balanced), "seconds", "ms",
         Map.of("query ms", latency), true);
     String setup = String.format(Locale.ROOT, "`bin/evenkeel local --no-replay --shard-servers 2 --shards %d "
-        + "--replicas 1`; %,d rows (%d Zipf(1) tenants) loaded with `load --wait`; then %,d more put into Kafka with "
-        + "`load` as a backlog the pipeline ingests at full speed, a grouped tenant query over HTTP every 100 ms, "
-        + "and `bin/evenkeel add-server` after %d s; measured until %d s after the servers were even. Ingest rate: "
-        + "rows searchable on the primaries (their Stats), per second", shards, rows, tenants,
-        total - rows, addAfterSeconds, afterSeconds);
+        + "--replicas 1`; %,d rows (%d Zipf(1) tenants) loaded with `load --wait`; then %,d more with one `load` "
+        + "(the pipeline keeps pace with the loader) while a grouped tenant query goes over HTTP every 100 ms; "
+        + "`bin/evenkeel add-server` %d s into that load; measured until %d s after the servers were even. Ingest "
+        + "rate: changes the ingest job has written to their shards (its written offsets in Kafka), per second",
+        shards, rows, tenants, loaded, addAfterSeconds, afterSeconds);
     PaperReport.section(report, "add-server", "Adding a shard server under load",
         "java -cp benchmarks/target/benchmarks.jar " + getClass().getName() + " --rows " + rows
-            + " --backlog-chunks " + backlogChunks, setup, csv, table + "\n" + summary + "\n",
+            + " --stream-chunks " + streamChunks, setup, csv, table + "\n" + summary + "\n",
         List.of(ratePng, queryPng));
     Path markdown = out.resolve("add-server-" + stamp + ".md");
     Files.writeString(markdown, "## Adding a shard server under load\n\n" + setup + ".\n\n" + table + "\n" + summary
@@ -251,18 +258,17 @@ public final class AddServerBenchmark implements Callable<Integer> {
     System.out.println("written: " + markdown + ", " + csv + ", " + ratePng + ", " + queryPng);
   }
 
-  /** The documents the primaries search, summed; -1 when one did not answer (a handover under way). */
-  private static long primaryDocs(ClusterState state, ClusterClient client) {
-    long sum = 0;
-    for (ShardCopies copies : state.shards().values()) {
-      try {
-        sum += client.blockingStub(ShardAddress.parse(copies.getPrimary())).withDeadlineAfter(2, TimeUnit.SECONDS)
-            .stats(StatsRequest.newBuilder().setShard(copies.getShard()).build()).getDocs();
-      } catch (RuntimeException e) {
-        return -1;
-      }
+  /** The changes the ingest job has written to their shards: its written offsets summed, or -1 when unknown. */
+  private static long written(Admin kafka, String group) {
+    try {
+      return kafka.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS).values()
+          .stream().filter(Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
+    } catch (ExecutionException | TimeoutException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
     }
-    return sum;
   }
 
   private static String perServer(ClusterState state, boolean primaries) {

@@ -88,6 +88,11 @@ public final class EvenkeelPeer implements AutoCloseable {
     return stackInfo().path("bootstrap_servers").asText();
   }
 
+  /** The consumer group in which the ingest job records the offsets it has written, as {@code stack.json} names it. */
+  public String writtenOffsetsGroup() throws IOException {
+    return stackInfo().path("written_offsets_group").asText();
+  }
+
   /** How many routing rules the stack has committed: the rule list in ZooKeeper, as {@code stack.json} names it. */
   public int committedRules() throws Exception {
     return committedRuleList().size();

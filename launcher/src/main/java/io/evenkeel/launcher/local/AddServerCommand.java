@@ -55,7 +55,12 @@ public final class AddServerCommand implements Callable<Integer> {
     StackInfo before = StackInfo.read(dataDir);
     AddServerRequest.submit(dataDir);
     out.println("asked the stack on " + dataDir + " for a shard server");
-    StackInfo.ShardServer added = awaitJoined(before.shardServers().size(), deadline);
+    StackInfo.ShardServer added;
+    try {
+      added = awaitJoined(before, deadline);
+    } finally {
+      AddServerRequest.take(dataDir); // not taken yet: withdrawn, so that no later stack takes it up
+    }
     out.printf("shard server %s joined (%.1f s)%n", added.address(), (System.nanoTime() - started) / 1e9);
     if (!wait) {
       return 0;
@@ -65,22 +70,20 @@ public final class AddServerCommand implements Callable<Integer> {
             new ExponentialBackoffRetry(200, 5));
         ClusterStateClient cluster = new ClusterStateClient(zookeeper, before.zookeeperRoot())) {
       cluster.start();
-      return follow(cluster, added.address(), started, deadline, out) ? 0 : 1;
+      return follow(cluster, before, added.address(), started, deadline, out) ? 0 : 1;
     }
   }
 
-  /** Waits until stack.json lists one more server than {@code known}, or the stack says why it could not. */
-  private StackInfo.ShardServer awaitJoined(int known, long deadline) throws Exception {
+  /** Waits until stack.json lists one more server than {@code before}, or the stack says why it could not. */
+  private StackInfo.ShardServer awaitJoined(StackInfo before, long deadline) throws Exception {
     while (System.nanoTime() < deadline) {
       Optional<String> failure = AddServerRequest.failure(dataDir);
       if (failure.isPresent()) {
         throw new UserError("the stack could not add a shard server: " + failure.get());
       }
-      if (!Files.exists(dataDir.resolve(StackInfo.FILE))) {
-        throw new UserError("the stack on " + dataDir + " stopped");
-      }
+      ensureRunning(before);
       List<StackInfo.ShardServer> servers = StackInfo.read(dataDir).shardServers();
-      if (servers.size() > known) {
+      if (servers.size() > before.shardServers().size()) {
         return servers.get(servers.size() - 1);
       }
       Thread.sleep(250);
@@ -89,15 +92,23 @@ public final class AddServerCommand implements Callable<Integer> {
         + "logs in " + dataDir.resolve("logs"));
   }
 
+  private void ensureRunning(StackInfo stack) {
+    if (!Files.exists(dataDir.resolve(StackInfo.FILE))
+        || !ProcessHandle.of(stack.pid()).map(ProcessHandle::isAlive).orElse(false)) {
+      throw new UserError("the stack on " + dataDir + " (pid " + stack.pid() + ") is no longer running");
+    }
+  }
+
   /**
    * Prints each move as it starts and the copies on the added server, until the cluster has been at rest for {@link
    * #SETTLED}; answers whether that happened before the deadline.
    */
-  private static boolean follow(ClusterStateClient cluster, String added, long started, long deadline,
+  private boolean follow(ClusterStateClient cluster, StackInfo stack, String added, long started, long deadline,
       PrintStream out) throws InterruptedException {
     String last = "";
     long restSince = 0;
     while (System.nanoTime() < deadline) {
+      ensureRunning(stack);
       ClusterState state = cluster.current();
       String moves = state.shards().values().stream().filter(copies -> copies.getMove() != null)
           .map(AddServerCommand::describeMove).collect(Collectors.joining("; "));

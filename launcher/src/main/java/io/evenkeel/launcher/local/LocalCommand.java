@@ -153,6 +153,7 @@ public final class LocalCommand implements Callable<Integer> {
       deleteRecursively(dataDir);
     }
     Files.createDirectories(dataDir);
+    AddServerRequest.take(dataDir); // left by an add-server that gave up: not this run's
 
     PrintStream out = System.out;
     LinkedBlockingQueue<String> attention = new LinkedBlockingQueue<>();

@@ -6,7 +6,6 @@ import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  * {@code <data dir>/logs}, and stops them in reverse order. A component is registered the moment its process
  * exists, so {@link #close} stops it even if it never became ready.
  *
- * <p>NOTE: start and close run on one thread (the command's); only {@link #onDeath} callbacks come from others.
+ * <p>NOTE: start and close run on one thread (the command's); {@link #onDeath} callbacks, restarts and {@link
+ * #addShardServer} come from others.
  */
 final class LocalStack implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
@@ -41,17 +42,19 @@ final class LocalStack implements AutoCloseable {
   private final List<String> jvmFlags = JvmFlags.all();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
-  private final Map<String, Callable<ShardServerProcess>> shardServerLaunchers = new HashMap<>();
+  private final Map<String, Callable<ShardServerProcess>> shardServerLaunchers = new ConcurrentHashMap<>();
   /** The processes that keep no data of their own (the CDC runner, the ingest job): started again as they were. */
   private final Map<String, Callable<ChildProcess>> relaunchers = new HashMap<>();
   /** The launcher's client of the shard servers (status line); made in {@link #start}, over TLS with --secure. */
   private ClusterClient cluster;
   private LocalSecurity security;
-  /** In index order (server i on port base+10+i); a server added to the running stack comes last. */
-  private final List<ShardAddress> shardServers = new ArrayList<>();
+  /** Shard servers started so far: server i on port base+10+i, a server added to the running stack next. */
+  private int shardServerCount;
   private String zookeeperConnect;
   private final StackLayout layout;
   private volatile boolean stopping;
+  /** Orders adding a shard server against stopping: no stack.json written, no server started, once stopping. */
+  private final Object lifecycle = new Object();
   private Consumer<ChildProcess> onDeath = dead -> {};
   private volatile StackInfo info;
 
@@ -218,8 +221,8 @@ final class LocalStack implements AutoCloseable {
     shardServerLaunchers.put(name, launch);
     ShardServerProcess server = launch.call();
     supervise(server.process());
-    synchronized (shardServers) {
-      shardServers.add(new ShardAddress("127.0.0.1", port));
+    synchronized (lifecycle) {
+      shardServerCount++;
     }
     return server;
   }
@@ -231,17 +234,25 @@ final class LocalStack implements AutoCloseable {
    */
   synchronized StackInfo.ShardServer addShardServer() throws Exception {
     int index;
-    synchronized (shardServers) {
-      index = shardServers.size();
+    synchronized (lifecycle) {
+      if (stopping) {
+        throw new IOException("the stack is stopping");
+      }
+      index = shardServerCount;
+      // Recorded first: once it has joined, it may hold the only copy of a moved primary.
+      new StackLayout(layout.shards(), index + 1).record(options.dataDir());
     }
     long t = step("shard-server-" + index);
     ShardServerProcess server = launchShardServer(index, List.of());
     server.awaitReady(READY_TIMEOUT);
-    new StackLayout(layout.shards(), index + 1).record(options.dataDir());
     StackInfo.ShardServer added = new StackInfo.ShardServer("127.0.0.1:" + options.ports().shardServer(index), null,
         null);
-    info = info.withShardServer(added);
-    info.write(options.dataDir());
+    synchronized (lifecycle) {
+      if (!stopping) {
+        info = info.withShardServer(added);
+        info.write(options.dataDir());
+      }
+    }
     ready("shard-server-" + index, added.address() + " (joined; the master moves copies onto it)", t);
     return added;
   }
@@ -357,10 +368,6 @@ final class LocalStack implements AutoCloseable {
     server.awaitReady(READY_TIMEOUT);
   }
 
-  StackLayout layout() {
-    return layout;
-  }
-
   /** The processes running now, in start order. */
   List<ChildProcess> processes() {
     synchronized (started) {
@@ -374,11 +381,13 @@ final class LocalStack implements AutoCloseable {
    */
   @Override
   public void close() throws InterruptedException {
-    stopping = true;
-    try {
-      Files.deleteIfExists(options.dataDir().resolve(StackInfo.FILE));
-    } catch (IOException e) {
-      out.println("could not remove " + StackInfo.FILE + ": " + e.getMessage());
+    synchronized (lifecycle) {
+      stopping = true;
+      try {
+        Files.deleteIfExists(options.dataDir().resolve(StackInfo.FILE));
+      } catch (IOException e) {
+        out.println("could not remove " + StackInfo.FILE + ": " + e.getMessage());
+      }
     }
     List<ChildProcess> toStop = processes();
     for (int i = toStop.size() - 1; i >= 0; i--) {

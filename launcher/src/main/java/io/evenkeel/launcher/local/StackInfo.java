@@ -7,6 +7,7 @@ import io.evenkeel.launcher.cli.UserError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -41,7 +42,7 @@ public record StackInfo(
 
   /** This stack with one more shard server. */
   public StackInfo withShardServer(ShardServer added) {
-    List<ShardServer> servers = new java.util.ArrayList<>(shardServers);
+    List<ShardServer> servers = new ArrayList<>(shardServers);
     servers.add(added);
     return new StackInfo(pid, bootstrapServers, topic, writtenOffsetsGroup, zookeeper, zookeeperRoot, shards,
         List.copyOf(servers), flinkUi, queryService, caCertificate);

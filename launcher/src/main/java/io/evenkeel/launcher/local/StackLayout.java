@@ -6,6 +6,7 @@ import io.evenkeel.launcher.cli.UserError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 
 /**
@@ -56,7 +57,9 @@ record StackLayout(@JsonProperty("shards") int shards, @JsonProperty("shard_serv
 
   /** Records this layout in {@code dataDir}, replacing the one there (a server was added to the running stack). */
   void record(Path dataDir) throws IOException {
-    JSON.writeValue(dataDir.resolve(FILE).toFile(), this);
+    Path tmp = dataDir.resolve(FILE + ".tmp");
+    JSON.writeValue(tmp.toFile(), this);
+    Files.move(tmp, dataDir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** Shards of server {@code index}: consecutive ranges, the first servers taking one more when N is uneven. */

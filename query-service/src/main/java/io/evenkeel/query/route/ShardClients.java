@@ -41,11 +41,14 @@ import java.util.function.IntFunction;
  * whether a partial answer will do. A shard that rejects the query as invalid makes the whole query a 400.
  */
 public final class ShardClients implements AutoCloseable {
-  /** How long a shard whose copy is changing place is asked again (a handover takes about a second). */
-  static final long MOVING_RETRY_MS = 3_000;
-  /** What a server answers for a shard it no longer holds (NOT_FOUND) or holds in another role. */
-  private static final Set<String> MOVING = Set.of(Status.Code.NOT_FOUND.name(),
-      Status.Code.FAILED_PRECONDITION.name());
+  private static final long MAX_PAUSE_MS = 400;
+  /**
+   * What a server that answers says of a shard whose copy is changing place: NOT_FOUND, it holds none (released, or
+   * not opened yet); UNAVAILABLE for that shard alone, its copy is closing or reopening in another role. A whole call
+   * that fails UNAVAILABLE is a server that does not answer, which no retry helps.
+   */
+  private static final Set<Status.Code> MOVING_SHARD = Set.of(Status.Code.NOT_FOUND, Status.Code.UNAVAILABLE);
+  private static final Set<Status.Code> MOVING_CALL = Set.of(Status.Code.NOT_FOUND);
   private final ShardPlacement placement;
   private final ClusterClient cluster;
 
@@ -101,9 +104,9 @@ public final class ShardClients implements AutoCloseable {
   /**
    * Groups the shards by the server {@code locate} names (the primary, or the copy reads prefer), sends one call per
    * server in parallel, all under one deadline, and splits the answers by shard (in the order of {@code shards}). A
-   * shard whose copy was changing place (the server no longer holds it, or holds it in another role: a handover, a
-   * promotion, a copy moved to another server) is asked again where the placement names it then, with a growing pause,
-   * for up to {@link #MOVING_RETRY_MS} and within the deadline.
+   * shard whose copy was changing place (the server no longer holds it, or its copy is closing or reopening: a
+   * handover, a promotion, a copy moved to another server) is asked again where the placement names it then, with a
+   * growing pause, while the deadline leaves time (a promotion under load replays its translog for a few seconds).
    */
   private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline, IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
@@ -111,9 +114,8 @@ public final class ShardClients implements AutoCloseable {
     Map<Integer, T> answered = new HashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
     Map<Integer, ShardFailure> moving = attempt(shards, deadline, locate, call, results, answered, failures);
-    long retryUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOVING_RETRY_MS);
-    for (long pauseMs = 25; !moving.isEmpty() && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs)
-        < retryUntil && deadline.timeRemaining(TimeUnit.MILLISECONDS) > 2 * pauseMs; pauseMs *= 2) {
+    for (long pauseMs = 25; !moving.isEmpty() && deadline.timeRemaining(TimeUnit.MILLISECONDS) > 2 * pauseMs;
+        pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS)) {
       try {
         Thread.sleep(pauseMs);
       } catch (InterruptedException e) {
@@ -170,7 +172,7 @@ public final class ShardClients implements AutoCloseable {
           } else {
             ShardFailure failure = new ShardFailure(result.shard(), address, result.error().getCode() + ": "
                 + result.error().getMessage());
-            if (MOVING.contains(result.error().getCode())) {
+            if (MOVING_SHARD.contains(Status.Code.valueOf(result.error().getCode()))) {
               moving.put(result.shard(), failure);
             } else {
               failures.add(failure);
@@ -185,7 +187,7 @@ public final class ShardClients implements AutoCloseable {
         String reason = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
         for (int shard : serverShards) {
           ShardFailure failure = new ShardFailure(shard, address, reason);
-          if (MOVING.contains(status.getCode().name())) {
+          if (MOVING_CALL.contains(status.getCode())) {
             moving.put(shard, failure);
           } else {
             failures.add(failure);

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,11 +36,17 @@ import org.slf4j.LoggerFactory;
  */
 final class ClusterMaster implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMaster.class);
+  /** A move not ended by then is abandoned (its target could not catch up: a full disk, an unreachable primary). */
+  static final long MOVE_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(30);
+  /** The least time between two rebalancing steps: the state client's look shows a step within it. */
+  private static final long STEP_SPACING_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final ClusterStateClient cluster;
   private final SequenceNumbers sequenceNumbers;
   private final int replicasPerShard;
   private final boolean rebalance;
+  /** When the last rebalancing step started (nanoTime). */
+  private volatile long lastStepStarted = System.nanoTime() - STEP_SPACING_NANOS;
   private final LeaderLatch latch;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "cluster-master");
@@ -95,10 +102,11 @@ final class ClusterMaster implements Closeable {
         LOG.warn("shard {}: master's change failed: {}", copies.getShard(), e.toString());
       }
     }
-    if (rebalance) {
+    // The look at the state may not show a step started a moment ago yet: one step at a time.
+    if (rebalance && System.nanoTime() - lastStepStarted > STEP_SPACING_NANOS) {
       Rebalancer.next(cluster.current(), replicasPerShard).ifPresent(step -> {
         try {
-          start(step);
+          startStep(step);
         } catch (Exception e) {
           LOG.warn("shard {}: starting {} failed: {}", step.shard(), step, e.toString());
         }
@@ -107,8 +115,11 @@ final class ClusterMaster implements Closeable {
   }
 
   /** Starts a step of the rebalancing, if the shard is still as it was planned on. */
-  private void start(Rebalancer.Step step) throws Exception {
-    cluster.update(step.shard(), copies -> {
+  private void startStep(Rebalancer.Step step) throws Exception {
+    if (step instanceof Rebalancer.Handover && !caughtUp(step.shard(), step.from(), step.to())) {
+      return;
+    }
+    Optional<ShardCopies> started = cluster.update(step.shard(), copies -> {
       if (copies.getMove() != null || !Rebalancer.atRest(cluster.current(), replicasPerShard)) {
         return null;
       }
@@ -118,7 +129,7 @@ final class ClusterMaster implements Closeable {
         }
         LOG.info("shard {}: primary handed over from {} to its in-sync replica {} in term {} (rebalancing)",
             step.shard(), step.from(), step.to(), copies.getTerm() + 1);
-        return handover(copies, step.to(), step.from());
+        return handover(copies, step.to());
       }
       if (copies.getReplicas().contains(step.to()) || step.to().equals(copies.getPrimary())
           || !(step.from().equals(copies.getPrimary()) || copies.getReplicas().contains(step.from()))) {
@@ -131,62 +142,111 @@ final class ClusterMaster implements Closeable {
       return ShardCopies.newBuilder(copies).setReplicas(replicas).setMove(CopyMove.newBuilder().setFrom(step.from())
           .setTo(step.to()).setStarted(System.currentTimeMillis()).build()).build();
     });
+    if (started.map(copies -> copies.getMove() != null || step.to().equals(copies.getPrimary())).orElse(false)) {
+      lastStepStarted = System.nanoTime();
+    }
   }
 
   /**
-   * A move under way: once the target's replica is in sync, the source's copy goes (a primary first hands over to
-   * the target in the next term). A move whose target died is abandoned; one whose source died ends, the master then
-   * keeping the replicas as for any dead server.
+   * A move under way, from {@code from} to {@code to}:
+   * <ol>
+   *   <li>the target copies the segments as a replica until it is in sync;
+   *   <li>a primary then hands over to it in the next term, staying a replica itself (the other replicas rejoin the
+   *       new primary, and until one of them is in sync the old primary's copy is the second complete one);
+   *   <li>once the target is primary (handed over, or promoted after a death) or an in-sync replica, the source's
+   *       copy goes, as soon as the other replicas the shard keeps are in sync.
+   * </ol>
+   * A move whose target died, or that has not ended within {@link #MOVE_TIMEOUT_MS}, is abandoned; one whose source
+   * died ends, the master then keeping the replicas as for any dead server.
    */
   private void advanceMove(int shard) throws Exception {
+    CopyMove planned = cluster.current().copies(shard).map(ShardCopies::getMove).orElse(null);
+    boolean handingOver = planned != null && cluster.current().copies(shard)
+        .map(c -> planned.getFrom().equals(c.getPrimary()) && c.getInSync().contains(planned.getTo())).orElse(false);
+    if (handingOver && !caughtUp(shard, planned.getFrom(), planned.getTo())) {
+      return;
+    }
     cluster.update(shard, copies -> {
       CopyMove move = copies.getMove();
       if (move == null) {
         return null;
       }
       ClusterState state = cluster.current();
-      List<String> replicas = new ArrayList<>(copies.getReplicas());
-      List<String> inSync = new ArrayList<>(copies.getInSync());
-      if (!state.live(move.getTo())) {
-        LOG.warn("shard {}: moving its copy on {} to {} abandoned: {} is gone", shard, move.getFrom(), move.getTo(),
-            move.getTo());
-        replicas.remove(move.getTo());
-        inSync.remove(move.getTo());
-        return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).setMove(null).build();
-      }
-      if (!state.live(move.getFrom())) {
+      String from = move.getFrom();
+      String to = move.getTo();
+      long tookMs = System.currentTimeMillis() - move.getStarted();
+      boolean arrived = to.equals(copies.getPrimary()) || copies.getInSync().contains(to);
+      if (!state.live(from)) {
         return ShardCopies.newBuilder(copies).setMove(null).build();
       }
-      if (!copies.getInSync().contains(move.getTo())) {
+      if (!state.live(to) || !arrived && tookMs > MOVE_TIMEOUT_MS) {
+        LOG.warn("shard {}: moving its copy on {} to {} abandoned after {} ms: {}", shard, from, to, tookMs,
+            state.live(to) ? "not in sync yet" : to + " is gone");
+        return to.equals(copies.getPrimary()) ? ShardCopies.newBuilder(copies).setMove(null).build()
+            : without(copies, to);
+      }
+      if (!arrived) {
         return null; // still copying
       }
-      long tookMs = System.currentTimeMillis() - move.getStarted();
-      if (move.getFrom().equals(copies.getPrimary())) {
-        LOG.info("shard {}: primary moved from {} to {} in term {} ({} ms)", shard, move.getFrom(), move.getTo(),
+      if (from.equals(copies.getPrimary())) {
+        if (!handingOver) {
+          return null; // the look before the compare-and-set is stale
+        }
+        LOG.info("shard {}: primary handed over from {} to {} in term {}, {} ms into the move", shard, from, to,
             copies.getTerm() + 1, tookMs);
-        ShardCopies handedOver = handover(copies, move.getTo(), null);
-        return ShardCopies.newBuilder(handedOver).setMove(null).build();
+        return handover(copies, to);
       }
-      LOG.info("shard {}: replica moved from {} to {} ({} ms)", shard, move.getFrom(), move.getTo(), tookMs);
-      replicas.remove(move.getFrom());
-      inSync.remove(move.getFrom());
-      return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).setMove(null).build();
+      List<String> others = copies.getReplicas().stream().filter(replica -> !replica.equals(from) && state.live(replica))
+          .toList();
+      long othersInSync = others.stream().filter(copies.getInSync()::contains).count();
+      if (othersInSync < Math.min(replicasPerShard, others.size())) {
+        return null; // the source's copy stays a complete one until the others have caught up
+      }
+      LOG.info("shard {}: copy moved from {} to {} ({} ms)", shard, from, to, tookMs);
+      return ShardCopies.newBuilder(without(copies, from)).setMove(null).build();
     });
   }
 
   /**
-   * {@code copies} with its in-sync replica {@code to} as primary in the next term and the old primary a replica
-   * ({@code keepOldPrimary}) or gone. The old primary can no longer acknowledge a write once this is stored (it cannot
-   * drop {@code to} from the in-sync set of its term), and {@code to} holds every write it acknowledged before: a
-   * planned handover is a promotion whose old primary is still alive. No replica is in sync with the new primary until
-   * it rejoins it.
+   * Whether the replica on {@code to} holds every sequence number the primary on {@code from} has assigned, asked
+   * primary first: an in-sync replica can lag only by writes in flight, but one that restarted and emptied its
+   * translog may still be listed in sync until a write to it fails. A handover waits for the next look otherwise.
    */
-  private static ShardCopies handover(ShardCopies copies, String to, String keepOldPrimary) {
+  private boolean caughtUp(int shard, String from, String to) {
+    try {
+      long primary = sequenceNumbers.of(from, shard);
+      long replica = sequenceNumbers.of(to, shard);
+      if (replica < primary) {
+        LOG.info("shard {}: handover to {} waits: its translog holds up to {}, the primary's {}", shard, to,
+            replica, primary);
+      }
+      return replica >= primary;
+    } catch (IOException e) {
+      LOG.warn("shard {}: handover to {} waits: {}", shard, to, e.getMessage());
+      return false;
+    }
+  }
+
+  /** {@code copies} without {@code server}'s replica. */
+  private static ShardCopies without(ShardCopies copies, String server) {
+    List<String> replicas = new ArrayList<>(copies.getReplicas());
+    List<String> inSync = new ArrayList<>(copies.getInSync());
+    replicas.remove(server);
+    inSync.remove(server);
+    return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).build();
+  }
+
+  /**
+   * {@code copies} with its in-sync replica {@code to} as primary in the next term and the old primary its replica.
+   * The old primary can no longer acknowledge a write once this is stored (it cannot drop {@code to} from the
+   * in-sync set of its term), and {@code to} holds every write it acknowledged before: a planned handover is a
+   * promotion whose old primary is still alive. No replica is in sync with the new primary until it rejoins it,
+   * copying the files that differ.
+   */
+  private static ShardCopies handover(ShardCopies copies, String to) {
     List<String> replicas = new ArrayList<>(copies.getReplicas());
     replicas.remove(to);
-    if (keepOldPrimary != null) {
-      replicas.add(keepOldPrimary);
-    }
+    replicas.add(copies.getPrimary());
     return ShardCopies.newBuilder(copies).setPrimary(to).setTerm(copies.getTerm() + 1).setReplicas(replicas)
         .setInSync(List.of()).build();
   }
