@@ -29,7 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.DoublePredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
@@ -56,7 +55,7 @@ public final class AddServerBenchmark implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "400000", description = "Rows loaded before (default: ${DEFAULT-VALUE}).")
   int rows;
 
-  @Option(names = "--stream-chunks", defaultValue = "16",
+  @Option(names = "--stream-chunks", defaultValue = "20",
       description = "Chunks of --rows / 2 rows, loaded by one `bin/evenkeel load` while the server is added "
           + "(default: ${DEFAULT-VALUE}).")
   int streamChunks;
@@ -187,37 +186,38 @@ public final class AddServerBenchmark implements Callable<Integer> {
 
   private void report(List<WrittenSample> written, List<QuerySample> queries, double added, double joined,
       double balanced, double balancedAfter, ClusterState state, long loaded) throws IOException {
-    // Changes written per second between consecutive samples, until the load's last is in.
+    // The job records its written offsets at each checkpoint, so a second shows nothing or a burst: rates are over
+    // 10 s windows (the timeline) and over whole phases, until the load's last change is in.
+    List<WrittenSample> known = written.stream().filter(sample -> sample.written() >= 0).toList();
+    double loadEnd = known.stream().filter(sample -> sample.written() >= loaded).mapToDouble(WrittenSample::seconds)
+        .min().orElse(Double.MAX_VALUE);
+    double loadStart = known.stream().filter(sample -> sample.written() > 0).mapToDouble(WrittenSample::seconds)
+        .min().orElse(0);
     List<double[]> rates = new ArrayList<>();
-    WrittenSample previous = null;
-    for (WrittenSample sample : written) {
-      if (sample.written() < 0) {
-        continue;
+    for (WrittenSample sample : known) {
+      if (sample.seconds() >= 10 && sample.seconds() <= loadEnd) {
+        rates.add(new double[] {sample.seconds(), rate(known, sample.seconds() - 10, sample.seconds())});
       }
-      if (previous != null && previous.written() < loaded) {
-        rates.add(new double[] {sample.seconds(), (sample.written() - previous.written())
-            / (sample.seconds() - previous.seconds())});
-      }
-      previous = sample;
     }
-    double firstIngest = rates.stream().filter(r -> r[1] > 0).mapToDouble(r -> r[0]).min().orElse(0);
-    Map<String, DoublePredicate> phases = new LinkedHashMap<>();
-    phases.put("before (2 servers)", s -> s > firstIngest + 5 && s <= added);
-    phases.put("during the moves", s -> s > added && s <= balanced);
-    phases.put("after (3 servers, even)", s -> s > balanced);
-    StringBuilder table = new StringBuilder("| phase | seconds | rows written/s (median of 1 s) | query p50 ms | "
+    // Before: from 15 s into the load (the loader and the job warmed up) to the add.
+    double[][] phases = {{loadStart + 15, added}, {added, balanced}, {balanced, Double.MAX_VALUE}};
+    String[] names = {"before (2 servers)", "during the moves", "after (3 servers, even)"};
+    StringBuilder table = new StringBuilder("| phase | seconds of load | rows written/s | query p50 ms | "
         + "query p99 ms | queries | failed |\n|---|---:|---:|---:|---:|---:|---:|\n");
     Map<String, Double> ingestByPhase = new LinkedHashMap<>();
-    phases.forEach((phase, in) -> {
-      List<Double> phaseRates = rates.stream().filter(r -> in.test(r[0])).map(r -> r[1]).toList();
-      List<QuerySample> phaseQueries = queries.stream().filter(q -> in.test(q.seconds())).toList();
+    for (int i = 0; i < phases.length; i++) {
+      double from = phases[i][0];
+      double to = phases[i][1];
+      double loading = Math.max(0, Math.min(to, loadEnd) - from);
+      double ingest = loading < 5 ? Double.NaN : rate(known, from, Math.min(to, loadEnd));
+      List<QuerySample> phaseQueries = queries.stream().filter(q -> q.seconds() > from && q.seconds() <= to)
+          .toList();
       List<Double> latencies = phaseQueries.stream().filter(QuerySample::ok).map(QuerySample::millis).toList();
-      double ingest = percentile(phaseRates, 0.5);
-      ingestByPhase.put(phase, ingest);
-      table.append(String.format(Locale.ROOT, "| %s | %.0f | %,.0f | %.1f | %.1f | %d | %d |%n", phase,
-          phaseRates.size() * 1.0, ingest, percentile(latencies, 0.5), percentile(latencies, 0.99),
-          phaseQueries.size(), phaseQueries.stream().filter(q -> !q.ok()).count()));
-    });
+      ingestByPhase.put(names[i], ingest);
+      table.append(String.format(Locale.ROOT, "| %s | %.0f | %,.0f | %.1f | %.1f | %d | %d |%n", names[i], loading,
+          ingest, percentile(latencies, 0.5), percentile(latencies, 0.99), phaseQueries.size(),
+          phaseQueries.stream().filter(q -> !q.ok()).count()));
+    }
     List<Double> ingest = new ArrayList<>(ingestByPhase.values());
     String summary = String.format(Locale.ROOT, "The third server joined %.1f s after `add-server` was run and the "
             + "servers were even %.1f s after that (%.1f s in all); copies per server %s, primaries %s. Ingest during "
@@ -233,7 +233,7 @@ public final class AddServerBenchmark implements Callable<Integer> {
     Path csv = output.csv("add-server-" + stamp, List.of("series", "seconds", "value"), timeline);
     Path ratePng = output.lineChart("add-server-" + stamp + "-ingest", String.format(Locale.ROOT,
             "Ingest while a server is added (at %.0f s, even at %.0f s)", added, balanced), "seconds",
-        "rows written per second", Map.of("rows/s", rates), false);
+        "rows written per second (10 s windows)", Map.of("rows/s", rates), false);
     List<double[]> latency = queries.stream().filter(QuerySample::ok)
         .map(q -> new double[] {q.seconds(), q.millis()}).toList();
     Path queryPng = output.lineChart("add-server-" + stamp + "-queries", String.format(Locale.ROOT,
@@ -282,6 +282,19 @@ public final class AddServerBenchmark implements Callable<Integer> {
       throw new IllegalStateException("no '" + regex + "' in the output of add-server:\n" + output);
     }
     return Double.parseDouble(matcher.group(1));
+  }
+
+  /** Changes written per second between the samples nearest {@code from} and {@code to}. */
+  private static double rate(List<WrittenSample> samples, double from, double to) {
+    WrittenSample first = nearest(samples, from);
+    WrittenSample last = nearest(samples, to);
+    return last.seconds() <= first.seconds() ? Double.NaN
+        : (last.written() - first.written()) / (last.seconds() - first.seconds());
+  }
+
+  private static WrittenSample nearest(List<WrittenSample> samples, double seconds) {
+    return samples.stream().min(Comparator.comparingDouble(sample -> Math.abs(sample.seconds() - seconds)))
+        .orElseThrow();
   }
 
   private static double percentile(List<Double> values, double p) {

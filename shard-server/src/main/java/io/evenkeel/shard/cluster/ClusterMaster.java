@@ -300,11 +300,9 @@ final class ClusterMaster implements Closeable {
       List<String> replicas = new ArrayList<>(copies.getReplicas());
       long live = replicas.stream().filter(state::live).count();
       if (live < replicasPerShard) {
-        Map<String, Integer> load = load(state);
         List<String> candidates = state.servers().keySet().stream()
             .filter(server -> !server.equals(copies.getPrimary()) && !replicas.contains(server))
-            .sorted(Comparator.<String>comparingInt(server -> load.getOrDefault(server, 0))
-                .thenComparing(Comparator.naturalOrder()))
+            .sorted(Comparator.<String>comparingLong(state::copiesOn).thenComparing(Comparator.naturalOrder()))
             .toList();
         for (String server : candidates.subList(0, (int) Math.min(candidates.size(), replicasPerShard - live))) {
           replicas.add(server);
@@ -321,18 +319,6 @@ final class ClusterMaster implements Closeable {
       inSync.retainAll(replicas);
       return ShardCopies.newBuilder(copies).setReplicas(replicas).setInSync(inSync).build();
     });
-  }
-
-  /** Copies per live server. */
-  private static Map<String, Integer> load(ClusterState state) {
-    Map<String, Integer> load = new HashMap<>();
-    for (ShardCopies copies : state.shards().values()) {
-      if (copies.getPrimary() != null) {
-        load.merge(copies.getPrimary(), 1, Integer::sum);
-      }
-      copies.getReplicas().forEach(replica -> load.merge(replica, 1, Integer::sum));
-    }
-    return load;
   }
 
   boolean isMaster() {

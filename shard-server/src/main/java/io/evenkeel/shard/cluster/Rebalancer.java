@@ -14,7 +14,7 @@ import java.util.Optional;
  * primaries among them (a primary indexes every write; a replica copies segments). A step either moves a copy from
  * the server holding the most to the one holding the fewest (segment copying, then a drop) or, when the copies are
  * even to within one, hands a primary over to one of its in-sync replicas on a server holding at least two fewer
- * primaries (no copying). Each step lowers the sum of squared loads, so the steps end: with copies within one of each
+ * primaries (no shard copied whole; the old primary and the other replicas rejoin the new one). Each step lowers the sum of squared loads, so the steps end: with copies within one of each
  * other, and primaries as even as handovers to the existing replicas can make them.
  *
  * <p>One step at a time: the next is planned only once the cluster is at rest again, so at most one shard copies
@@ -75,7 +75,7 @@ final class Rebalancer {
             .map(replica -> new Handover(shard.getShard(), shard.getPrimary(), replica)))
         .max(Comparator.<Handover>comparingInt(step -> primaries.get(step.from()) - primaries.get(step.to()))
             .thenComparing(Comparator.comparingInt(Handover::shard).reversed()))
-        .map(step -> step);
+        .map(Step.class::cast);
   }
 
   /** {@link ClusterState#atRest()}, with every shard holding exactly its wanted replicas. */
