@@ -59,11 +59,18 @@ public final class ShardServerProcess implements AutoCloseable {
    * serves (at most 60 s).
    */
   public static ShardServerProcess start(Path dataDir, String... args) throws IOException, InterruptedException {
+    return launch(dataDir, args).awaitReady(Duration.ofSeconds(60));
+  }
+
+  /**
+   * For tests: the same, returning while it starts, so that several servers (and the test's other parts) start
+   * together; {@link #awaitReady} waits.
+   */
+  public static ShardServerProcess launch(Path dataDir, String... args) throws IOException {
     Files.createDirectories(dataDir);
     JavaCommand java = JavaCommand.mainClass(MAIN_CLASS).heap("512m")
         .jvmOption("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.evenkeel.schemas");
-    return launch("shard-server", java, dataDir, 0, dataDir.resolve("shard-server.log"), List.of(args))
-        .awaitReady(Duration.ofSeconds(60));
+    return launch("shard-server", java, dataDir, 0, dataDir.resolve("shard-server.log"), List.of(args));
   }
 
   /** Waits until the server serves; fails with the tail of its log if it exits or the timeout passes first. */

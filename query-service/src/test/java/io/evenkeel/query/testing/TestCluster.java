@@ -87,8 +87,11 @@ public final class TestCluster implements AutoCloseable {
               "--replicas", "0"));
         }
         args.addAll(List.of(serverArgs));
-        cluster.servers.add(ShardServerProcess.start(dir.resolve("server-" + i), args.toArray(String[]::new)));
+        cluster.servers.add(ShardServerProcess.launch(dir.resolve("server-" + i), args.toArray(String[]::new)));
         cluster.shardsOf.add(new int[] {first, last});
+      }
+      for (ShardServerProcess server : cluster.servers) {
+        server.awaitReady(Duration.ofSeconds(60));
       }
     } catch (IOException | RuntimeException e) {
       cluster.close();

@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -671,6 +672,21 @@ public final class ReplicaShard implements ShardCopy {
         searchingVersion, lastSeqNo);
     return Shard.open(id, directory, settings, scheduler, new PrimaryTerm(newTerm, searchingVersion + 1), replicas,
         lastSeqNo);
+  }
+
+  /**
+   * Waits, after {@link #close}, until a join under way has seen it and ended (it may still write files into the
+   * directory until then); answers whether it did within {@code timeout}.
+   */
+  public boolean awaitJoinEnded(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (joining.get()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
   }
 
   private void closeSchedules() {

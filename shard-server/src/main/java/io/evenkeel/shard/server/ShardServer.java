@@ -21,6 +21,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -294,6 +295,14 @@ public final class ShardServer implements ShardHolder, Closeable {
     ShardCopy held = shards.remove(shard);
     if (held != null) {
       held.close();
+      try {
+        if (held instanceof ReplicaShard replica && !replica.awaitJoinEnded(Duration.ofSeconds(10))) {
+          LOG.warn("shard {}: a join of the released replica is still running; deleting its files anyway", shard);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while releasing shard " + shard, e);
+      }
       IOUtils.rm(dataDirectory.resolve("shard-" + shard));
       LOG.info("shard {}: copy released and its files deleted", shard);
     }
