@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 final class ClusterMaster implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMaster.class);
   /** A move not ended by then is abandoned (its target could not catch up: a full disk, an unreachable primary). */
-  static final long MOVE_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(30);
+  private static final long MOVE_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(30);
   /** The least time between two rebalancing steps: the state client's look shows a step within it. */
   private static final long STEP_SPACING_NANOS = TimeUnit.SECONDS.toNanos(2);
 
