@@ -3,10 +3,10 @@ package io.evenkeel.shard.cluster;
 import io.evenkeel.router.cluster.ClusterState;
 import io.evenkeel.schemas.ShardCopies;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The master's next step towards even servers, when the cluster is at rest: every shard has a live primary and its
@@ -43,18 +43,12 @@ final class Rebalancer {
     if (state.servers().size() < 2 || state.shards().isEmpty() || !atRest(state, replicasPerShard)) {
       return Optional.empty();
     }
-    Map<String, Integer> copies = new HashMap<>();
-    Map<String, Integer> primaries = new HashMap<>();
-    for (String server : state.servers().keySet()) {
-      copies.put(server, 0);
-      primaries.put(server, 0);
-    }
-    for (ShardCopies shard : state.shards().values()) {
-      copies.merge(shard.getPrimary(), 1, Integer::sum);
-      primaries.merge(shard.getPrimary(), 1, Integer::sum);
-      shard.getReplicas().forEach(replica -> copies.merge(replica, 1, Integer::sum));
-    }
-    Comparator<String> byLoad = Comparator.<String>comparingInt(copies::get).thenComparingInt(primaries::get)
+    // Counted once per server, by the state's own definitions (the add-server command prints the same).
+    Map<String, Long> copies = state.servers().keySet().stream()
+        .collect(Collectors.toMap(server -> server, state::copiesOn));
+    Map<String, Long> primaries = state.servers().keySet().stream()
+        .collect(Collectors.toMap(server -> server, state::primariesOn));
+    Comparator<String> byLoad = Comparator.<String>comparingLong(copies::get).thenComparingLong(primaries::get)
         .thenComparing(Comparator.reverseOrder());
     String most = state.servers().keySet().stream().max(byLoad).orElseThrow();
     String fewest = state.servers().keySet().stream().min(byLoad).orElseThrow();
@@ -73,7 +67,7 @@ final class Rebalancer {
         .flatMap(shard -> shard.getInSync().stream()
             .filter(replica -> primaries.get(shard.getPrimary()) - primaries.get(replica) >= 2)
             .map(replica -> new Handover(shard.getShard(), shard.getPrimary(), replica)))
-        .max(Comparator.<Handover>comparingInt(step -> primaries.get(step.from()) - primaries.get(step.to()))
+        .max(Comparator.<Handover>comparingLong(step -> primaries.get(step.from()) - primaries.get(step.to()))
             .thenComparing(Comparator.comparingInt(Handover::shard).reversed()))
         .map(Step.class::cast);
   }
