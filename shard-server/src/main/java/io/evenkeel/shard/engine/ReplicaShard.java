@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -674,19 +673,9 @@ public final class ReplicaShard implements ShardCopy {
         lastSeqNo);
   }
 
-  /**
-   * Waits, after {@link #close}, until a join under way has seen it and ended (it may still write files into the
-   * directory until then); answers whether it did within {@code timeout}.
-   */
-  public boolean awaitJoinEnded(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (joining.get()) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      Thread.sleep(20);
-    }
-    return true;
+  /** Whether a join is under way: after {@link #close} it may still write files into the directory until it ends. */
+  public boolean joinUnderWay() {
+    return joining.get();
   }
 
   private void closeSchedules() {

@@ -21,13 +21,13 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +50,7 @@ public final class ShardServer implements ShardHolder, Closeable {
   /** How often failed primaries are looked for and reopened. */
   private static final long REOPEN_EVERY_MS = 2_000;
   /** Primaries closed after their index writer failed, with their term, until they open again. */
+  private static final long RELEASE_RETRY_MS = 200;
   private final Map<Integer, Long> reopening = new ConcurrentHashMap<>();
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -294,17 +295,38 @@ public final class ShardServer implements ShardHolder, Closeable {
   public synchronized void release(int shard) throws IOException {
     ShardCopy held = shards.remove(shard);
     if (held != null) {
-      held.close();
       try {
-        if (held instanceof ReplicaShard replica && !replica.awaitJoinEnded(Duration.ofSeconds(10))) {
-          LOG.warn("shard {}: a join of the released replica is still running; deleting its files anyway", shard);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while releasing shard " + shard, e);
+        held.close();
+      } finally {
+        deleteReleased(shard, held);
       }
-      IOUtils.rm(dataDirectory.resolve("shard-" + shard));
-      LOG.info("shard {}: copy released and its files deleted", shard);
+    }
+  }
+
+  /**
+   * Deletes a released copy's files once nothing writes them: a replica's join under way copies files until it sees
+   * the copy closed, however long the copy takes, so the deletion waits for it; a deletion that fails is tried again.
+   * Nothing is deleted once the shard is held here again.
+   */
+  private void deleteReleased(int shard, ShardCopy released) {
+    synchronized (this) {
+      if (shards.containsKey(shard)) {
+        return;
+      }
+      if (!(released instanceof ReplicaShard replica && replica.joinUnderWay())) {
+        try {
+          IOUtils.rm(dataDirectory.resolve("shard-" + shard));
+          LOG.info("shard {}: copy released and its files deleted", shard);
+          return;
+        } catch (IOException e) {
+          LOG.warn("shard {}: deleting the released copy's files failed; retrying: {}", shard, e.toString());
+        }
+      }
+    }
+    try {
+      scheduler.schedule(() -> deleteReleased(shard, released), RELEASE_RETRY_MS, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      LOG.info("shard {}: the server stopped before the released copy's files could be deleted", shard);
     }
   }
 

@@ -130,8 +130,8 @@ class AddServerIT {
       for (int shard = 0; shard < SHARDS; shard++) {
         ShardCopies shardCopies = state.copies(shard).orElseThrow();
         if (!address.equals(shardCopies.getPrimary()) && !shardCopies.getReplicas().contains(address)) {
-          assertThat(dir.resolve("server-" + i).resolve("shard-" + shard)).as("a copy moved away is deleted")
-              .satisfies(path -> assertThat(Files.exists(path)).isFalse());
+          Path moved = dir.resolve("server-" + i).resolve("shard-" + shard);
+          awaitTrue("a copy moved away is deleted: " + moved, Duration.ofSeconds(30), () -> !Files.exists(moved));
         }
       }
     }
