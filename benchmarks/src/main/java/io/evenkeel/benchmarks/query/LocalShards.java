@@ -85,6 +85,15 @@ final class LocalShards implements AutoCloseable {
     return server.primary(shard).index();
   }
 
+  /** The live rows, over every shard, not yet indexed again for hot attribute keys listed after they were written. */
+  long unindexedRows() throws IOException {
+    long rows = 0;
+    for (int shard = 0; shard < numShards; shard++) {
+      rows += server.primary(shard).stats().getUnindexedRows();
+    }
+    return rows;
+  }
+
   List<Integer> segmentCounts() throws IOException {
     List<Integer> counts = new ArrayList<>();
     for (int shard = 0; shard < numShards; shard++) {

@@ -13,6 +13,7 @@ import io.evenkeel.shard.index.PrimaryTerm;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.index.StoredRow;
+import io.evenkeel.shard.index.UnindexedRows;
 import io.evenkeel.shard.replication.CopyStateLeases;
 import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
@@ -80,6 +81,8 @@ public final class Shard implements ShardCopy {
   private final ShardIndex index;
   private final Replicas replicas;
   private final CopyStateLeases leases;
+  /** Rows to index again for keys listed since they were written; guarded by itself. */
+  private final UnindexedRows unindexed;
   private final ReentrantLock refreshLock = new ReentrantLock();
   /** The last point announced to replicas, and a sequence number its segments hold every write up to. */
   private long publishedVersion = -1;
@@ -104,6 +107,7 @@ public final class Shard implements ShardCopy {
     this.index = index;
     this.replicas = replicas;
     this.leases = new CopyStateLeases(index.node());
+    this.unindexed = index.unindexedRows();
     this.maxSeqNo = maxSeqNo;
     this.committedSeqNo = maxSeqNo;
     replicas.term(index.node().getPrimaryGen());
@@ -446,6 +450,7 @@ public final class Shard implements ShardCopy {
           .setIgnoredChanges(ignoredChanges.get())
           .setUnappliedChanges(index.unappliedChanges())
           .addAllHotAttributes(new TreeSet<>(settings.hotAttributes().keys()))
+          .setUnindexedRows(index.unindexedRowCount(searcher))
           .setRole("PRIMARY")
           .setPrimaryTerm(index.node().getPrimaryGen())
           .addAllReplicas(replicas.status().stream().map(replica -> ReplicaState.newBuilder()
@@ -453,6 +458,27 @@ public final class Shard implements ShardCopy {
           .build();
     } finally {
       index.searchers().release(searcher);
+    }
+  }
+
+  /**
+   * Indexes again up to {@code max} rows written before a key they lack was listed hot (frequency-based indexing),
+   * so that filters on it read the index rather than scan their stored rows; answers how many, 0 when none is left
+   * at the searchable point. The rows are read outside the write lock and written under it, each only if no newer
+   * change of its row came meanwhile.
+   */
+  public int reindexUnindexed(int max) throws IOException {
+    synchronized (unindexed) {
+      List<UnindexedRows.UnindexedRow> rows = unindexed.next(max);
+      if (rows.isEmpty()) {
+        return 0;
+      }
+      writeLock.lock();
+      try {
+        return index.reindex(rows);
+      } finally {
+        writeLock.unlock();
+      }
     }
   }
 
@@ -471,6 +497,9 @@ public final class Shard implements ShardCopy {
   public void close() throws IOException {
     schedules.forEach(s -> s.cancel(false));
     replicas.close(); // before the writer's close, which waits for merges and so for their copies to replicas
+    synchronized (unindexed) {
+      unindexed.close(); // hands its searcher back before the index closes
+    }
     try {
       leases.releaseAll();
       commit();

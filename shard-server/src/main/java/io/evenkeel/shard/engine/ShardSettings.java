@@ -20,16 +20,21 @@ import java.util.Set;
  *     primary's segment files (for comparison: physical replication is the default)
  * @param writeCapacity the most changes a second a primary shard indexes, 0 for as many as it can: for experiments
  *     that need a shard to be a bottleneck ({@link WriteCapacity})
+ * @param reindexRate the most rows a second the server indexes again, over all its primaries, for hot keys listed
+ *     after the rows were written (0: none; filters then scan those rows until a change of the row rewrites it)
  */
 public record ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
-    double ramBufferMb, HotAttributes hotAttributes, boolean logicalReplication, double writeCapacity) {
+    double ramBufferMb, HotAttributes hotAttributes, boolean logicalReplication, double writeCapacity,
+    double reindexRate) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
+  /** Rows a second re-indexed by default: a few percent of what a server indexes, so ingest hardly notices. */
+  public static final double DEFAULT_REINDEX_RATE = 2_000;
 
   /** Settings starting with the list {@code hotAttributes}. */
   public ShardSettings(Durability durability, long syncIntervalMs, long refreshIntervalMs, long commitIntervalMs,
       double ramBufferMb, Set<String> hotAttributes, boolean logicalReplication, double writeCapacity) {
     this(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb,
-        HotAttributes.of(hotAttributes), logicalReplication, writeCapacity);
+        HotAttributes.of(hotAttributes), logicalReplication, writeCapacity, DEFAULT_REINDEX_RATE);
   }
 
   /** Settings without a write capacity: a shard indexes as fast as it can. */
@@ -61,12 +66,21 @@ public record ShardSettings(Durability durability, long syncIntervalMs, long ref
     if (!(writeCapacity >= 0)) {
       throw new IllegalArgumentException("writeCapacity must be >= 0 (0: none); got: " + writeCapacity);
     }
+    if (!(reindexRate >= 0)) {
+      throw new IllegalArgumentException("reindexRate must be >= 0 (0: none); got: " + reindexRate);
+    }
   }
 
   /** These settings with each primary shard indexing at most {@code changesPerSecond} (0: as fast as it can). */
   public ShardSettings withWriteCapacity(double changesPerSecond) {
     return new ShardSettings(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb,
-        hotAttributes, logicalReplication, changesPerSecond);
+        hotAttributes, logicalReplication, changesPerSecond, reindexRate);
+  }
+
+  /** These settings with the server indexing again at most {@code rowsPerSecond} (0: none). */
+  public ShardSettings withReindexRate(double rowsPerSecond) {
+    return new ShardSettings(durability, syncIntervalMs, refreshIntervalMs, commitIntervalMs, ramBufferMb,
+        hotAttributes, logicalReplication, writeCapacity, rowsPerSecond);
   }
 
   private static void requirePositive(String name, long value) {

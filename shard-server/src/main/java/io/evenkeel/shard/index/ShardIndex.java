@@ -63,7 +63,7 @@ public final class ShardIndex implements Closeable {
   private final ReferenceManager<IndexSearcher> searchers;
   private final LiveVersionMap versions = new LiveVersionMap();
   private final AtomicLong unapplied = new AtomicLong();
-  /** Used only by {@link #apply}, under the shard's write lock. */
+  /** Used only by {@link #apply} and {@link #reindex}, under the shard's write lock. */
   private final IdLookup writeLookup = new IdLookup();
   private final Map<String, String> lastCommit;
 
@@ -156,6 +156,51 @@ public final class ShardIndex implements Closeable {
     } else {
       writer.updateDocument(new Term(IndexFields.ID, key.toBytesRef()), document);
     }
+  }
+
+  /**
+   * Indexes again, under the hot attribute keys of now, each of {@code rows} still stored in the version it was read
+   * in (a newer change indexed its row under the newer list already, and a deleted row stays deleted): filters on a
+   * key listed since it was written then read the index instead of scanning it. Answers how many it indexed. Under
+   * the shard's write lock, as {@link #apply}; no sequence number changes, so replicas and the translog are as before.
+   */
+  public int reindex(List<UnindexedRows.UnindexedRow> rows) throws IOException {
+    Set<String> hotKeys = hotAttributes.keys();
+    int reindexed = 0;
+    for (UnindexedRows.UnindexedRow unindexed : rows) {
+      TransactionLogChange row;
+      try {
+        row = ROWS.decode(unindexed.source());
+      } catch (MalformedRecordException e) {
+        throw new IllegalStateException("a stored row is unreadable: " + e.getMessage(), e);
+      }
+      RowKey key = new RowKey(row.getTenantId(), row.getRowId());
+      StoredRow current = versions.get(key);
+      if (current == null) {
+        current = writeLookup.find(searchers, key);
+      }
+      if (current != null && !current.deleted() && current.version() == unindexed.version()) {
+        writer.updateDocument(new Term(IndexFields.ID, key.toBytesRef()),
+            RowDocuments.row(key, row, unindexed.source(), unindexed.seqNo(), hotKeys));
+        reindexed++;
+      }
+    }
+    return reindexed;
+  }
+
+  /** A walk over the rows indexed under an older list of hot attribute keys, for {@link #reindex}. */
+  public UnindexedRows unindexedRows() {
+    return new UnindexedRows(this);
+  }
+
+  /** The live rows {@code searcher} holds that are not indexed under every hot attribute key of now. */
+  public int unindexedRowCount(IndexSearcher searcher) throws IOException {
+    Set<String> hotKeys = hotAttributes.keys();
+    return hotKeys.isEmpty() ? 0 : searcher.count(UnindexedRows.query(hotKeys));
+  }
+
+  HotAttributes hotAttributes() {
+    return hotAttributes;
   }
 
   /** What closed the index writer for good (a full disk in a flush, say), or null while it works. */

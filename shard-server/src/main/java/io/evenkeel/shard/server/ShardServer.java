@@ -21,6 +21,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -51,6 +53,9 @@ public final class ShardServer implements ShardHolder, Closeable {
   private static final long REOPEN_EVERY_MS = 2_000;
   /** Primaries closed after their index writer failed, with their term, until they open again. */
   private static final long RELEASE_RETRY_MS = 200;
+  private static final long REINDEX_EVERY_MS = 100;
+  /** Where the next re-indexing tick starts among the shard ids; only that tick touches it. */
+  private int reindexFrom;
   private final Map<Integer, Long> reopening = new ConcurrentHashMap<>();
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -141,6 +146,10 @@ public final class ShardServer implements ShardHolder, Closeable {
     }
     scheduler.scheduleWithFixedDelay(this::reopenFailedShards, REOPEN_EVERY_MS, REOPEN_EVERY_MS,
         TimeUnit.MILLISECONDS);
+    if (settings.reindexRate() > 0) {
+      scheduler.scheduleWithFixedDelay(this::reindexUnindexed, REINDEX_EVERY_MS, REINDEX_EVERY_MS,
+          TimeUnit.MILLISECONDS);
+    }
     LOG.info("serving shards {} on {}:{} from {} ({}; {})", shards.keySet(), address.getHostString(),
         server.getPort(), dataDirectory, settings, tls == null ? "plaintext" : "mutual TLS, writers " + tls.writers());
     return server.getPort();
@@ -285,6 +294,26 @@ public final class ShardServer implements ShardHolder, Closeable {
     }
     shards.put(shard, ReplicaShard.open(shard, dataDirectory.resolve("shard-" + shard), settings, scheduler, primary,
         self, peers));
+  }
+
+  /**
+   * One tick of the background re-indexing: the primaries, from the one after the last tick's, index again rows
+   * written before a key they lack was listed hot, a tick's share of {@link ShardSettings#reindexRate} between them.
+   */
+  private void reindexUnindexed() {
+    int budget = (int) Math.max(1, settings.reindexRate() * REINDEX_EVERY_MS / 1_000);
+    List<Integer> ids = new ArrayList<>(new TreeSet<>(shards.keySet()));
+    reindexFrom++; // each primary goes first in turn
+    for (int i = 0; i < ids.size() && budget > 0; i++) {
+      int id = ids.get(Math.floorMod(reindexFrom + i, ids.size()));
+      if (shards.get(id) instanceof Shard primary) {
+        try {
+          budget -= primary.reindexUnindexed(budget);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("shard {}: indexing rows again for the hot attribute keys failed; retrying: {}", id, e.toString());
+        }
+      }
+    }
   }
 
   /**

@@ -122,6 +122,12 @@ public final class ShardServerMain implements Callable<Integer> {
           + " experiments that need a shard to be a bottleneck on a small machine. 0: no limit (default).")
   double writeCapacity;
 
+  @Option(names = "--reindex-rate", defaultValue = "2000", paramLabel = "ROWS_PER_SECOND",
+      description = "The most rows a second this server indexes again, in the background, for hot attribute keys"
+          + " listed after the rows were written (default: ${DEFAULT-VALUE}; 0: none, filters on such keys then scan"
+          + " those rows' stored attributes).")
+  double reindexRate;
+
   @Option(names = "--hot-attributes", defaultValue = "", split = ",",
       description = "Attribute keys indexed as fields (frequency-based indexing) until the cluster's list in"
           + " ZooKeeper (which the query service publishes from the keys its queries use most) replaces them. Applies"
@@ -184,7 +190,7 @@ public final class ShardServerMain implements Callable<Integer> {
       default -> throw new IllegalArgumentException("--replication is physical or logical; got: " + replication);
     };
     ShardSettings settings = new ShardSettings(Durability.parse(durability), syncIntervalMs, refreshIntervalMs,
-        commitIntervalMs, ramBufferMb, hot, logical, writeCapacity);
+        commitIntervalMs, ramBufferMb, hot, logical, writeCapacity).withReindexRate(reindexRate);
     ServerTls tls = tls();
     Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
     Map<Integer, String> replicaShards = parseReplicaOf(replicaOf);

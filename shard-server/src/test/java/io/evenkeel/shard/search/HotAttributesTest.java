@@ -20,6 +20,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
@@ -58,26 +60,7 @@ class HotAttributesTest {
       long sequence = 0;
       for (Set<String> list : lists) {
         settings.hotAttributes().set(list);
-        List<TransactionLogChange> changes = new ArrayList<>();
-        for (int i = 0; i < 150; i++) {
-          long row = random.nextInt(400);
-          TransactionLogChange before = live.get(row);
-          long version = versions.getOrDefault(row, 0L) + 1 + random.nextInt(3);
-          versions.put(row, version);
-          TransactionLogChange change = random.nextInt(10) == 0 && before != null
-              ? TestRows.insert(1, row, version).setOp(ChangeOp.DELETE).build()
-              : TestRows.insert(1, row, version).setAttributes(attributes(random)).build();
-          if (before != null || change.getOp() != ChangeOp.DELETE) {
-            changes.add(change);
-          }
-          if (change.getOp() == ChangeOp.DELETE) {
-            live.remove(row);
-          } else {
-            live.put(row, change);
-          }
-        }
-        ShardWriteBatch batch = TestRows.batch(0, sequence++, changes, false);
-        shard.write(batch, TestRows.BATCHES.encode(batch));
+        write(shard, sequence++, randomChanges(random, live, versions, 150));
         shard.refresh();
       }
       assertThat(checkEveryFilter(shard, live)).isEqualTo(3 * (3 * VALUES.size() + 8));
@@ -87,6 +70,87 @@ class HotAttributesTest {
     } finally {
       scheduler.shutdownNow();
     }
+  }
+
+  /**
+   * The rows written before their keys were listed are indexed again in the background while updates and deletes go
+   * on: the shard's count of such rows falls to zero, and every filter is exact (a row re-indexed from a version
+   * read before a newer change would bring the old attributes back).
+   */
+  @Test
+  void rowsWrittenBeforeTheirKeysWereListedAreIndexedAgainWhileWritesGoOn() throws Exception {
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    ShardSettings settings = new ShardSettings(Durability.INTERVAL, 200, 60_000, 600_000, 16, Set.of());
+    Random random = new Random(47);
+    Map<Long, TransactionLogChange> live = new TreeMap<>();
+    Map<Long, Long> versions = new TreeMap<>();
+    try (Shard shard = Shard.open(0, dir, settings, scheduler)) {
+      for (long sequence = 0; sequence < 4; sequence++) {
+        write(shard, sequence, randomChanges(random, live, versions, 150));
+        shard.refresh();
+      }
+      settings.hotAttributes().set(Set.of("color", "size"));
+      assertThat(shard.stats().getUnindexedRows()).as("rows not indexed for the new keys").isEqualTo(live.size());
+
+      AtomicBoolean writing = new AtomicBoolean(true);
+      Thread writer = new Thread(() -> {
+        try {
+          for (long sequence = 4; writing.get(); sequence++) {
+            write(shard, sequence, randomChanges(random, live, versions, 1));
+            Thread.sleep(1); // slower than the re-indexing, so that most rows are left to it
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      writer.start();
+      int rounds = 0;
+      while (shard.stats().getUnindexedRows() > 0 && rounds++ < 1_000) {
+        shard.reindexUnindexed(20);
+        shard.refresh();
+      }
+      writing.set(false);
+      writer.join();
+      shard.refresh();
+      assertThat(shard.stats().getUnindexedRows()).as("rows not indexed for the new keys").isZero();
+      assertThat(checkEveryFilter(shard, live)).isEqualTo(3 * (3 * VALUES.size() + 8));
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /**
+   * {@code count} inserts, updates and deletes of rows 0–399, each a newer version than the row's last, applied to
+   * {@code live} (the rows' newest versions) as the shard will apply them.
+   */
+  private static List<TransactionLogChange> randomChanges(Random random, Map<Long, TransactionLogChange> live,
+      Map<Long, Long> versions, int count) {
+    List<TransactionLogChange> changes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      long row = random.nextInt(400);
+      TransactionLogChange before = live.get(row);
+      long version = versions.getOrDefault(row, 0L) + 1 + random.nextInt(3);
+      versions.put(row, version);
+      TransactionLogChange change = random.nextInt(10) == 0 && before != null
+          ? TestRows.insert(1, row, version).setOp(ChangeOp.DELETE).build()
+          : TestRows.insert(1, row, version).setAttributes(attributes(random)).build();
+      if (before != null || change.getOp() != ChangeOp.DELETE) {
+        changes.add(change);
+      }
+      if (change.getOp() == ChangeOp.DELETE) {
+        live.remove(row);
+      } else {
+        live.put(row, change);
+      }
+    }
+    return changes;
+  }
+
+  private static void write(Shard shard, long sequence, List<TransactionLogChange> changes) throws IOException {
+    ShardWriteBatch batch = TestRows.batch(0, sequence, changes, false);
+    shard.write(batch, TestRows.BATCHES.encode(batch));
   }
 
   /** Every filter kind on every key against the rows' attributes; returns how many filters it checked. */
