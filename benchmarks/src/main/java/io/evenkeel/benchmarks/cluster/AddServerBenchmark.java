@@ -52,12 +52,15 @@ import picocli.CommandLine.Option;
     description = "Adds a shard server to a loaded local stack under full-speed ingest and queries; prints the time "
         + "to even servers and the throughput and latency before, during and after.")
 public final class AddServerBenchmark implements Callable<Integer> {
+  private static final int BEFORE_SECONDS = 60;
+
   @Option(names = "--rows", defaultValue = "400000", description = "Rows loaded before (default: ${DEFAULT-VALUE}).")
   int rows;
 
-  @Option(names = "--stream-chunks", defaultValue = "20",
-      description = "Chunks of --rows / 2 rows, loaded by one `bin/evenkeel load` while the server is added "
-          + "(default: ${DEFAULT-VALUE}).")
+  @Option(names = "--stream-chunks", defaultValue = "40",
+      description = "Chunks of --rows / 2 rows, loaded by one `bin/evenkeel load` while the server is added, enough"
+          + " to outlast the moves; the load is stopped once the phase after them is measured (default:"
+          + " ${DEFAULT-VALUE}).")
   int streamChunks;
 
   @Option(names = "--tenants", defaultValue = "500")
@@ -66,11 +69,12 @@ public final class AddServerBenchmark implements Callable<Integer> {
   @Option(names = "--shards", defaultValue = "12")
   int shards;
 
-  @Option(names = "--add-after-s", defaultValue = "60",
-      description = "Seconds of the load before the server is added (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--add-after-s", defaultValue = "120",
+      description = "Seconds of the load before the server is added; the last " + BEFORE_SECONDS + " of them, after"
+          + " the loader and the job warmed up, are the phase before (default: ${DEFAULT-VALUE}).")
   int addAfterSeconds;
 
-  @Option(names = "--after-s", defaultValue = "30",
+  @Option(names = "--after-s", defaultValue = "60",
       description = "Seconds measured once the servers are even (default: ${DEFAULT-VALUE}).")
   int afterSeconds;
 
@@ -157,11 +161,11 @@ public final class AddServerBenchmark implements Callable<Integer> {
           Thread.sleep(100);
         }
       });
-      Thread loader = thread("loader", () -> run(repo.resolve("bin/evenkeel").toString(), "load",
-          stream.toString(), "--data-dir", dataDir.toString()));
+      Process loader = new ProcessBuilder(repo.resolve("bin/evenkeel").toString(), "load", stream.toString(),
+          "--data-dir", dataDir.toString()).redirectErrorStream(true).redirectOutput(work.resolve("load.log").toFile())
+          .start();
       sampler.start();
       querier.start();
-      loader.start();
       Thread.sleep(TimeUnit.SECONDS.toMillis(addAfterSeconds));
 
       double added = seconds(start);
@@ -176,7 +180,11 @@ public final class AddServerBenchmark implements Callable<Integer> {
       running.set(false);
       sampler.join();
       querier.join();
-      loader.join();
+      if (!loader.isAlive()) {
+        System.out.println("the load ended before the phase after the moves did: add --stream-chunks");
+      }
+      loader.destroy();
+      loader.waitFor();
       ClusterState state = cluster.current();
       report(new ArrayList<>(written), new ArrayList<>(queries), added, joined, balanced, balancedAfter, state,
           loaded);
@@ -199,8 +207,9 @@ public final class AddServerBenchmark implements Callable<Integer> {
         rates.add(new double[] {sample.seconds(), rate(known, sample.seconds() - 10, sample.seconds())});
       }
     }
-    // Before: from 15 s into the load (the loader and the job warmed up) to the add.
-    double[][] phases = {{loadStart + 15, added}, {added, balanced}, {balanced, Double.MAX_VALUE}};
+    // Before: the last seconds before the add, once the loader and the job have warmed up.
+    double[][] phases = {{Math.max(loadStart, added - BEFORE_SECONDS), added}, {added, balanced},
+        {balanced, Double.MAX_VALUE}};
     String[] names = {"before (2 servers)", "during the moves", "after (3 servers, even)"};
     StringBuilder table = new StringBuilder("| phase | seconds of load | rows written/s | query p50 ms | "
         + "query p99 ms | queries | failed |\n|---|---:|---:|---:|---:|---:|---:|\n");

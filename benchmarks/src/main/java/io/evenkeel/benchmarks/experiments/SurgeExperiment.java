@@ -46,8 +46,10 @@ public final class SurgeExperiment implements Callable<Integer> {
   @Option(names = "--out", defaultValue = "benchmarks/results", description = "CSV, PNG and Markdown go here.")
   Path out;
 
-  @Option(names = "--scale", defaultValue = "full", description = "full (4 stacks, about 12 minutes) or smoke (one"
-      + " stack: hashing, where the lanes alone isolate the surge, with lanes; about 2 minutes).")
+  @Option(names = "--scale", defaultValue = "full", description = "full (4 stacks, about 12 minutes), steady (one"
+      + " stack: dynamic with lanes, one tenant writing half of all rows for 4 minutes, for the shards' spread in a"
+      + " steady state; about 7 minutes) or smoke (one stack: hashing, where the lanes alone isolate the surge, with"
+      + " lanes; about 2 minutes).")
   String scale;
 
   /**
@@ -62,6 +64,11 @@ public final class SurgeExperiment implements Callable<Integer> {
       int probeEvery, List<String> policies) {
     static Setup full() {
       return new Setup(4, 600, 50, 500, 100, 45, 20, 60, 15, 10_000, 5, List.of("hashing", "dynamic"));
+    }
+
+    /** One tenant writes as much as the 50 others together (half of all writes) long enough to reach a steady state. */
+    static Setup steady() {
+      return new Setup(4, 600, 50, 500, 50, 45, 20, 240, 15, 10_000, 5, List.of("dynamic"));
     }
 
     static Setup smoke() {
@@ -93,15 +100,16 @@ public final class SurgeExperiment implements Callable<Integer> {
   public Integer call() throws Exception {
     Setup setup = switch (scale) {
       case "full" -> Setup.full();
+      case "steady" -> Setup.steady();
       case "smoke" -> Setup.smoke();
-      default -> throw new CommandLine.ParameterException(new CommandLine(this), "--scale is full or smoke");
+      default -> throw new CommandLine.ParameterException(new CommandLine(this), "--scale is full, steady or smoke");
     };
     boolean temporary = work == null;
     work = temporary ? Files.createTempDirectory("evenkeel-surge") : Files.createDirectories(work);
     List<Run> runs = new ArrayList<>();
     try {
       for (String policy : setup.policies()) {
-        for (boolean lanes : scale.equals("smoke") ? List.of(true) : List.of(true, false)) {
+        for (boolean lanes : scale.equals("full") ? List.of(true, false) : List.of(true)) {
           runs.add(run(setup, policy, lanes));
         }
       }
@@ -216,7 +224,8 @@ public final class SurgeExperiment implements Callable<Integer> {
 
   private void write(Setup setup, List<Run> runs) throws Exception {
     ExperimentOutput output = new ExperimentOutput(out);
-    String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    String stamp = (scale.equals("full") ? "" : scale + "-")
+        + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     List<List<Object>> rows = new ArrayList<>();
     Map<String, List<double[]>> series = new LinkedHashMap<>();
     StringBuilder table = new StringBuilder("| policy | lanes | small tenants' delay before: p50 / p99 (ms) | during"

@@ -45,6 +45,10 @@ public final class SinglesDayReplayer implements Callable<Integer> {
       description = "When the hot group of tenants moves; 0 never.")
   long moveAfterSeconds;
 
+  @Option(names = "--move-hotspot-every-seconds", defaultValue = "0",
+      description = "After the first move, the hot group moves again this often (flash sales through the day); 0 once.")
+  long moveEverySeconds;
+
   @Option(names = "--seed", defaultValue = "11")
   long seed;
 
@@ -84,7 +88,7 @@ public final class SinglesDayReplayer implements Callable<Integer> {
       double allowed = 0;
       long last = start;
       long lastReport = start;
-      boolean moved = false;
+      long nextMoveSeconds = moveAfterSeconds;
       System.out.printf("replaying: %.0f changes/s (x%.1f for the first %d s), theta %.2f over %d tenants%n",
           rate, surgeFactor, surgeSeconds, theta, tenants);
       while (!stopping && !producer.failed()) {
@@ -93,9 +97,9 @@ public final class SinglesDayReplayer implements Callable<Integer> {
         if (durationSeconds > 0 && elapsedS >= durationSeconds) {
           break;
         }
-        if (!moved && moveAfterSeconds > 0 && elapsedS >= moveAfterSeconds) {
+        if (nextMoveSeconds > 0 && elapsedS >= nextMoveSeconds) {
           trace.moveHotspot();
-          moved = true;
+          nextMoveSeconds = moveEverySeconds > 0 ? nextMoveSeconds + moveEverySeconds : 0;
           System.out.printf("%.0f s: the hot group moved; hottest tenant is now %d%n", elapsedS,
               trace.tenants().tenantAtRank(1));
         }
