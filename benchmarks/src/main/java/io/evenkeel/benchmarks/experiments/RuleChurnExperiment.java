@@ -43,7 +43,8 @@ public final class RuleChurnExperiment implements Callable<Integer> {
   @Option(names = "--out", defaultValue = "benchmarks/results", description = "CSV, PNG and Markdown go here.")
   Path out;
 
-  @Option(names = "--minutes", defaultValue = "30", description = "How long the replay runs (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--minutes", defaultValue = "30",
+      description = "How long the replay runs (default: ${DEFAULT-VALUE}).")
   int minutes;
 
   @Option(names = "--move-every-seconds", defaultValue = "300",
@@ -53,6 +54,8 @@ public final class RuleChurnExperiment implements Callable<Integer> {
   @Option(names = "--rate", defaultValue = "1000", description = "Replayed changes/s after the kickoff surge, as"
       + " bin/evenkeel local's --replay-rate (default: ${DEFAULT-VALUE}).")
   double rate;
+
+  private static final int FIRST_MOVE_SECONDS = 90;
 
   public static void main(String[] args) {
     AvroTrust.install();
@@ -67,7 +70,8 @@ public final class RuleChurnExperiment implements Callable<Integer> {
       int initialRules = stack.committedRules();
       long start = System.currentTimeMillis();
       String[] replay = {"--bootstrap-servers", stack.bootstrapServers(), "--rate", Double.toString(rate),
-          "--move-hotspot-after-seconds", "90", "--move-hotspot-every-seconds", Integer.toString(moveEverySeconds),
+          "--move-hotspot-after-seconds", Integer.toString(FIRST_MOVE_SECONDS),
+          "--move-hotspot-every-seconds", Integer.toString(moveEverySeconds),
           "--duration-seconds", Long.toString(TimeUnit.MINUTES.toSeconds(minutes))};
       Thread replayer = new Thread(() -> new CommandLine(new SinglesDayReplayer()).execute(replay), "replayer");
       replayer.start();
@@ -100,10 +104,17 @@ public final class RuleChurnExperiment implements Callable<Integer> {
           rule.offsetSize(), Arrays.stream(rule.tenants()).mapToObj(Long::toString)
               .collect(Collectors.joining(" "))));
     }
+    // Each widening's delay: from the replay's start or the hot group's last move before it to the rule in effect.
+    double[] delays = rules.stream().filter(rule -> !rule.coolDown()).mapToDouble(rule -> {
+      double second = (rule.effectiveTime() - start) / 1e3;
+      double lastMove = second < FIRST_MOVE_SECONDS ? 0
+          : FIRST_MOVE_SECONDS + Math.floor((second - FIRST_MOVE_SECONDS) / moveEverySeconds) * moveEverySeconds;
+      return second - lastMove;
+    }).sorted().toArray();
     long narrowings = rules.stream().filter(Rule::coolDown).count();
     long widenings = rules.size() - narrowings;
     double perHour = rules.size() * 60.0 / minutes;
-    int moves = (minutes * 60 - 90) / moveEverySeconds + 1;
+    int moves = (minutes * 60 - FIRST_MOVE_SECONDS) / moveEverySeconds + 1;
     Path csv = output.csv("rule-churn-" + stamp, List.of("minute_in_effect", "kind", "offset_size", "tenants"), rows);
     Map<String, List<double[]>> series = new LinkedHashMap<>();
     series.put("widenings", widened);
@@ -112,9 +123,10 @@ public final class RuleChurnExperiment implements Callable<Integer> {
         "minutes since the replay began (the hot group moves at 1.5 min, then every " + moveEverySeconds / 60.0
             + " min)", "rules in effect so far", series, false);
     String summary = String.format(Locale.ROOT, "| replay | hot group moves | rules | widenings | narrowings | rule"
-        + " changes per hour | per move of the hot group |\n|---:|---:|---:|---:|---:|---:|---:|\n| %d min | %d |"
-        + " %d | %d | %d | %.1f | %.1f |\n", minutes, moves, rules.size(), widenings, narrowings, perHour,
-        rules.size() / (double) moves);
+        + " changes per hour | per move of the hot group | widening in effect after the move: p50 / p99 / max |\n"
+        + "|---:|---:|---:|---:|---:|---:|---:|---:|\n| %d min | %d | %d | %d | %d | %.1f | %.1f | %.0f / %.0f / %.0f"
+        + " s |\n", minutes, moves, rules.size(), widenings, narrowings, perHour, rules.size() / (double) moves,
+        ReplayPoint.quantile(delays, 0.5), ReplayPoint.quantile(delays, 0.99), ReplayPoint.quantile(delays, 1));
     String markdown = String.format(Locale.ROOT, """
         # Routing rule changes under a Single's-Day replay
 
@@ -122,7 +134,8 @@ public final class RuleChurnExperiment implements Callable<Integer> {
         %d --move-every-seconds %d --rate %.0f` on %s: `bin/evenkeel local` with its defaults (dynamic policy,
         10 s monitor windows, the governor's 5 min cool-down) and the replayer it runs by default (%.0f changes/s
         after a 30 s kickoff surge at 4×, Zipf θ = 1 over 10,000 tenants, 30%% updates of recent rows), whose hot
-        group of tenants moves 90 s in and then every %d s. Data: `%s`.
+        group of tenants moves 90 s in and then every %d s. A widening's delay runs from the replay's start or the
+        group's last move before it to the rule's effective time. Data: `%s`.
 
         %s
         ![%s](%s)
