@@ -68,7 +68,13 @@ public final class IngestJobMain implements Callable<Integer> {
       }
       throw e;
     });
-    System.exit(commandLine.execute(args));
+    int exit = commandLine.execute(args);
+    IngestJobMain job = commandLine.getCommand();
+    if (job.local || exit != 0) {
+      System.exit(exit);
+    }
+    // On a cluster (a Flink application's main runs inside the JobManager) it returns: an exit would stop the
+    // JobManager with the job it has just submitted.
   }
 
   @Override

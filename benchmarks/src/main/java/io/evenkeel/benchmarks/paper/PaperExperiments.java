@@ -66,8 +66,8 @@ public final class PaperExperiments implements Callable<Integer> {
       return 0;
     });
     part("frequency-based index on and off [fig. 18]", () -> {
-      FrequencyIndexBenchmark.main(args(common, smoke ? new String[] {"--rows", "20000", "--queries", "20", "--out",
-          paper} : new String[] {"--out", paper}));
+      FrequencyIndexBenchmark.main(args(common, smoke ? new String[] {"--rows", "20000", "--queries", "20",
+          "--reindex-rate", "20000", "--out", paper} : new String[] {"--out", paper}));
       return 0;
     });
     part("real stacks [figs. 10, 11, 12, 13d, 14, 16]", () -> {
