@@ -33,6 +33,8 @@ import picocli.CommandLine.Option;
 @Command(name = "rule-churn-experiment", mixinStandardHelpOptions = true,
     description = "Routing rule changes per hour under a Single's-Day replay whose hot tenants keep moving.")
 public final class RuleChurnExperiment implements Callable<Integer> {
+  private static final int FIRST_MOVE_SECONDS = 90;
+
   @Option(names = "--repo", defaultValue = ".", description = "The Evenkeel checkout whose bin/evenkeel runs.")
   Path repo;
 
@@ -54,8 +56,6 @@ public final class RuleChurnExperiment implements Callable<Integer> {
   @Option(names = "--rate", defaultValue = "1000", description = "Replayed changes/s after the kickoff surge, as"
       + " bin/evenkeel local's --replay-rate (default: ${DEFAULT-VALUE}).")
   double rate;
-
-  private static final int FIRST_MOVE_SECONDS = 90;
 
   public static void main(String[] args) {
     AvroTrust.install();

@@ -42,11 +42,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -233,6 +238,8 @@ class LocalStackIT {
     assertThat(String.join("\n", stack.output)).contains("shard-server-0  ready").contains("shard-server-1  ready")
         .doesNotContain("shard-server-2");
     assertFlinkUiIsViewOnly(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3));
+    assertJobMetricsMove(new FlinkJobMetrics(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3)),
+        "127.0.0.1:" + (base + 1));
 
     // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
     Run denied = evenkeel("sql", "--data-dir", data.toString(), "SELECT COUNT(*) FROM transaction_logs");
@@ -489,6 +496,54 @@ class LocalStackIT {
         + "shard server 0").contains(base, base + 1, base + 3, base + 4, base + 10);
     assertThat(listening).allSatisfy(address -> assertThat(address.getAddress().isLoopbackAddress())
         .as("%s of the local stack binds loopback", address).isTrue());
+  }
+
+  /**
+   * The ingest job's own metrics, read as the Flink UI shows them (a vertex's Metrics tab; its REST API), move while
+   * the replayer's rows flow: changes routed, folded and sent (to every shard), acknowledgement delay, the top tenant
+   * and its share, rules; a record that does not decode, sent to the topic, is one more dead letter.
+   */
+  private static void assertJobMetricsMove(FlinkJobMetrics job, String bootstrapServers) throws Exception {
+    Map<String, Double> before = awaitMetrics(job, metrics -> FlinkJobMetrics.sum(metrics, "routedChanges") > 0);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      producer.send(new ProducerRecord<>("transaction-logs", "junk".getBytes(StandardCharsets.UTF_8),
+          "not avro".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+    }
+    double deadLettersBefore = FlinkJobMetrics.sum(before, "deadLetters");
+    Map<String, Double> after = awaitMetrics(job, metrics -> FlinkJobMetrics.sum(metrics, "deadLetters")
+        > deadLettersBefore && FlinkJobMetrics.sum(metrics, "routedChanges") > FlinkJobMetrics.sum(before,
+        "routedChanges") + 1_000 && FlinkJobMetrics.sum(metrics, "rulesProposed") > 0);
+    assertThat(FlinkJobMetrics.sum(after, "deadLetters")).as("dead letters").isEqualTo(deadLettersBefore + 1);
+    Map<String, Double> sentBefore = FlinkJobMetrics.matching(before, ".*Writer\\.changesSent");
+    Map<String, Double> sentAfter = FlinkJobMetrics.matching(after, ".*Writer\\.changesSent");
+    assertThat(sentAfter).as("changes the sink sent").hasSize(1);
+    assertThat(sentAfter.values().iterator().next()).isGreaterThan(sentBefore.values().iterator().next());
+    assertThat(FlinkJobMetrics.matching(after, ".*Writer\\.shard\\.\\d+\\.changesSent")).as("per shard")
+        .hasSize(8).allSatisfy((id, sent) -> assertThat(sent).as(id).isPositive());
+    assertThat(FlinkJobMetrics.sum(after, "foldedChanges")).as("updates folded into one change of their row")
+        .isPositive();
+    assertThat(FlinkJobMetrics.sum(after, "lastAckDelayMs")).isPositive();
+    assertThat(FlinkJobMetrics.sum(after, "topTenant")).as("the top tenant").isPositive();
+    assertThat(FlinkJobMetrics.sum(after, "topTenantShare")).as("its share").isBetween(0.0, 1.0);
+    assertThat(FlinkJobMetrics.sum(after, "rulesProposed")).as("rules proposed in the kickoff surge").isPositive()
+        .isGreaterThanOrEqualTo(FlinkJobMetrics.sum(after, "rulesCommitted")
+            + FlinkJobMetrics.sum(after, "rulesAborted"));
+  }
+
+  /** The job's metrics once they satisfy {@code until}: Flink's UI fetches them from the task managers every 10 s. */
+  private static Map<String, Double> awaitMetrics(FlinkJobMetrics job, Predicate<Map<String, Double>> until)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      Map<String, Double> metrics = job.read();
+      if (until.test(metrics)) {
+        return metrics;
+      }
+      assertThat(System.nanoTime()).as("the job's metrics within 60 s: %s", metrics).isLessThan(deadline);
+      Thread.sleep(1_000);
+    }
   }
 
   /** The Flink web UI shows the job but takes no jar: it has no authentication. */

@@ -27,7 +27,7 @@ public record ShardSettings(Durability durability, long syncIntervalMs, long ref
     double ramBufferMb, HotAttributes hotAttributes, boolean logicalReplication, double writeCapacity,
     double reindexRate) {
   public static final ShardSettings DEFAULTS = new ShardSettings(Durability.REQUEST, 200, 1_000, 30_000, 64);
-  /** Rows a second re-indexed by default: a few percent of what a server indexes, so ingest hardly notices. */
+  /** Rows a second re-indexed by default: well below what a server indexes, so that ingest keeps most of it. */
   public static final double DEFAULT_REINDEX_RATE = 2_000;
 
   /** Settings starting with the list {@code hotAttributes}. */
