@@ -630,9 +630,9 @@ public final class ReplicaShard implements ShardCopy {
 
   /**
    * Turns this replica into the primary of {@code newTerm}: it stops taking forwarded writes, commits what it
-   * copied, and opens the directory as a primary that replays the whole translog (every write acknowledged since it
-   * joined; writes its segments already hold are skipped by their versions). Only an in-sync replica holds every
-   * acknowledged write.
+   * copied, and opens the directory as a primary that replays its translog above what that commit holds (every write
+   * acknowledged since; older ones are skipped by their sequence numbers, and any left by their versions). Only an
+   * in-sync replica holds every acknowledged write.
    */
   public Shard promote(long newTerm, ScheduledExecutorService scheduler, Replicas replicas) throws IOException {
     ShardIndex index = applied;
@@ -656,6 +656,8 @@ public final class ReplicaShard implements ShardCopy {
     }
     ShardReplicaNode current = started();
     long searchingVersion = current.getCurrentSearchingVersion();
+    // The point it searches, committed below, holds every write up to here: the replay starts above it.
+    long covered = current.searchingCoveredSeqNo();
     long lastSeqNo;
     synchronized (lock) {
       state = State.CLOSED;
@@ -670,7 +672,7 @@ public final class ReplicaShard implements ShardCopy {
     LOG.info("shard {}: replica promoted to primary in term {} (searching version {}, seq no {})", id, newTerm,
         searchingVersion, lastSeqNo);
     return Shard.open(id, directory, settings, scheduler, new PrimaryTerm(newTerm, searchingVersion + 1), replicas,
-        lastSeqNo);
+        lastSeqNo, covered);
   }
 
   /** Whether a join is under way: after {@link #close} it may still write files into the directory until it ends. */

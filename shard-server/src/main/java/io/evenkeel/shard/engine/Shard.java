@@ -129,6 +129,16 @@ public final class Shard implements ShardCopy {
    */
   public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler,
       PrimaryTerm term, Replicas replicas, long minMaxSeqNo) throws IOException {
+    return open(id, directory, settings, scheduler, term, replicas, minMaxSeqNo, -1);
+  }
+
+  /**
+   * The same, for a promoted replica whose commit holds every write up to {@code committedSeqNo}: its translog's
+   * changes up to there are not applied again (only counted), so the promotion replays seconds of writes, not the
+   * half minute or more its translog keeps between commits.
+   */
+  public static Shard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler,
+      PrimaryTerm term, Replicas replicas, long minMaxSeqNo, long committedSeqNo) throws IOException {
     Files.createDirectories(directory);
     ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(), settings.hotAttributes(),
         term, replicas);
@@ -137,25 +147,29 @@ public final class Shard implements ShardCopy {
     // commit of a promoted replica) every generation on disk is replayed.
     long fromGeneration = commit.containsKey(ShardIndex.COMMIT_TRANSLOG_GENERATION)
         ? Long.parseLong(commit.get(ShardIndex.COMMIT_TRANSLOG_GENERATION)) : Translog.OLDEST;
-    long committedSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
+    long ownCommitSeqNo = Long.parseLong(commit.getOrDefault(ShardIndex.COMMIT_MAX_SEQ_NO, "0"));
     Translog translog = Translog.open(directory.resolve("translog"));
-    Shard shard = new Shard(id, settings, translog, index, replicas, Math.max(committedSeqNo, minMaxSeqNo));
-    shard.recover(fromGeneration);
+    Shard shard = new Shard(id, settings, translog, index, replicas, Math.max(ownCommitSeqNo, minMaxSeqNo));
+    shard.recover(fromGeneration, committedSeqNo);
     shard.refresh();
     shard.schedule(scheduler);
     return shard;
   }
 
-  private void recover(long fromGeneration) throws IOException {
+  /** Replays the translog from {@code fromGeneration}, applying the changes above {@code committedSeqNo}. */
+  private void recover(long fromGeneration, long committedSeqNo) throws IOException {
     long started = System.nanoTime();
-    long[] counts = new long[2];
+    long[] counts = new long[3];
     translog.replay(fromGeneration, record -> {
       try {
         ShardWriteBatch batch = BATCHES.decode(record.payload());
         long seqNo = record.firstSeqNo();
         for (TransactionLogChange change : batch.getChanges()) {
           // Changes already in the commit are ignored by the version check; replay is idempotent.
-          index.apply(change, seqNo);
+          if (seqNo > committedSeqNo) {
+            index.apply(change, seqNo);
+            counts[2]++;
+          }
           maxSeqNo = Math.max(maxSeqNo, seqNo++);
           counts[1]++;
         }
@@ -169,8 +183,9 @@ public final class Shard implements ShardCopy {
     });
     index.refresh();
     if (counts[0] > 0) {
-      LOG.info("shard {}: replayed {} batches ({} changes) from translog generation {} in {} ms; max seq no {}", id,
-          counts[0], counts[1], fromGeneration, (System.nanoTime() - started) / 1_000_000, maxSeqNo);
+      LOG.info("shard {}: replayed {} batches ({} changes, {} of them above the commit's seq no {}) from translog "
+          + "generation {} in {} ms; max seq no {}", id, counts[0], counts[1], counts[2], committedSeqNo,
+          fromGeneration, (System.nanoTime() - started) / 1_000_000, maxSeqNo);
     }
   }
 

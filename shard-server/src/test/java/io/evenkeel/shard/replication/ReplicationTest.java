@@ -330,6 +330,29 @@ class ReplicationTest {
   }
 
   /**
+   * A replica promoted after it copied a point skips the translog's writes that point holds and replays the ones
+   * after it: none is lost (a threshold set too high would drop them), none is applied twice.
+   */
+  @Test
+  void aPromotedReplicaReplaysOnlyTheWritesAfterThePointItCopied() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 60_000);
+    ShardServer replica = start("replica", Set.of(), Map.of(SHARD, "127.0.0.1:" + primary.port()), 60_000);
+    ShardServiceBlockingStub onPrimary = stub(primary);
+    awaitTrue(() -> stats(stub(replica)).getRole().equals("REPLICA"));
+    Random random = new Random(11);
+    write(onPrimary, random, 0, 3_000);
+    primary.primary(SHARD).refresh();
+    awaitTrue(() -> count(stub(replica)) == liveRows(0, 3_000));
+    write(onPrimary, random, 3_000, 5_000); // in the replica's translog only
+
+    long term = stats(onPrimary).getPrimaryTerm();
+    servers.remove(primary);
+    primary.close();
+    replica.promote(SHARD, term + 1);
+    assertThat(count(stub(replica))).isEqualTo(liveRows(0, 5_000));
+  }
+
+  /**
    * A replica that its primary no longer knows joins again, but keeps its copy and its translog until a primary takes
    * it back: here the old primary's address answers "not a replica of this primary" and refuses the join, and the
    * replica, still the shard's only in-sync copy, is promoted with every acknowledged write.
