@@ -51,12 +51,14 @@ public final class ShardServer implements ShardHolder, Closeable {
 
   /** How often failed primaries are looked for and reopened. */
   private static final long REOPEN_EVERY_MS = 2_000;
-  /** Primaries closed after their index writer failed, with their term, until they open again. */
+  /** How soon the deletion of a released copy's files is tried again. */
   private static final long RELEASE_RETRY_MS = 200;
+  /** How often the background re-indexing runs, a tenth of its rate each time. */
   private static final long REINDEX_EVERY_MS = 100;
+  /** Primaries closed after their index writer failed, with their term, until they open again. */
+  private final Map<Integer, Long> reopening = new ConcurrentHashMap<>();
   /** Where the next re-indexing tick starts among the shard ids; only that tick touches it. */
   private int reindexFrom;
-  private final Map<Integer, Long> reopening = new ConcurrentHashMap<>();
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Path dataDirectory;
@@ -301,6 +303,9 @@ public final class ShardServer implements ShardHolder, Closeable {
    * written before a key they lack was listed hot, a tick's share of {@link ShardSettings#reindexRate} between them.
    */
   private void reindexUnindexed() {
+    if (settings.hotAttributes().keys().isEmpty()) {
+      return; // nothing is listed, so no row lacks a key: the common case, spared the walk over the shards
+    }
     int budget = (int) Math.max(1, settings.reindexRate() * REINDEX_EVERY_MS / 1_000);
     List<Integer> ids = new ArrayList<>(new TreeSet<>(shards.keySet()));
     reindexFrom++; // each primary goes first in turn
