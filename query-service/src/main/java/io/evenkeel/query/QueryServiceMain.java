@@ -1,6 +1,9 @@
 package io.evenkeel.query;
 
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.console.ClusterOverview;
+import io.evenkeel.query.console.Console;
+import io.evenkeel.query.console.HotTenantFeed;
 import io.evenkeel.query.frequency.ClusterHotAttributes;
 import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
@@ -18,6 +21,7 @@ import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -151,6 +156,25 @@ public final class QueryServiceMain implements Callable<Integer> {
       description = "With --new-key: admin, or tenant:7,9 (default: ${DEFAULT-VALUE}).")
   String newKeyRole;
 
+  @Option(names = "--bootstrap-servers", description = "The ingest job's Kafka: the console shows the hot tenants "
+      + "from the job's window summaries there (--summary-topic). Without it the console shows none.")
+  String bootstrapServers;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE", description = "Kafka client properties (security) for "
+      + "--bootstrap-servers, as the ingest job's --kafka-config.")
+  Path kafkaConfig;
+
+  @Option(names = "--summary-topic", defaultValue = "tenant-window-summaries",
+      description = "The ingest job's window summaries (default: ${DEFAULT-VALUE}).")
+  String summaryTopic;
+
+  @Option(names = "--flink-ui", paramLabel = "URL", description = "The ingest job's Flink web UI, linked from the "
+      + "console.")
+  String flinkUi;
+
+  /** The rule list queries route by (empty under a fixed policy); set by {@link #routing()}. */
+  private Supplier<RuleList> ruleList;
+
   @Option(names = "--optimizer", defaultValue = "on",
       description = "on: composite index, doc-values scan, single indexes; off: single-column indexes only.")
   String optimizer;
@@ -212,8 +236,9 @@ public final class QueryServiceMain implements Callable<Integer> {
         throw new IllegalArgumentException("--scan-columns: " + column + " (" + table.type() + ") has no doc values");
       }
     }
+    ShardPlacement shardPlacement = placement();
     QueryService service = QueryService.builder()
-        .placement(placement())
+        .placement(shardPlacement)
         .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
@@ -221,7 +246,10 @@ public final class QueryServiceMain implements Callable<Integer> {
         .staleRules(staleRules)
         .build();
     AutoCloseable hotList = zookeeper == null ? () -> {} : followHotAttributes(service);
-    SqlHttpServer server = new SqlHttpServer(service, keys, https(), host, port, maxConcurrentQueries);
+    Console console = new Console(ClusterOverview.of(shardPlacement, ClientTls.of(tlsCa, tlsCert, tlsKey)),
+        bootstrapServers == null ? null : HotTenantFeed.start(summaryTopic, kafkaProperties()), routing, ruleList,
+        flinkUi);
+    SqlHttpServer server = new SqlHttpServer(service, console, keys, https(), host, port, maxConcurrentQueries);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");
@@ -230,6 +258,7 @@ public final class QueryServiceMain implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
+        console.close();
         hotList.close();
         service.close();
       } catch (Exception e) {
@@ -290,7 +319,9 @@ public final class QueryServiceMain implements Callable<Integer> {
       throw new IllegalArgumentException("--policy logstore needs --zookeeper: its tables are the committed rules");
     }
     if (zookeeper == null || !spec.byRuleList()) {
-      RoutingPolicy fixed = routingPolicy(policy, numShards, rules);
+      RuleList list = spec.byRuleList() ? ruleList(numShards, rules) : RuleList.empty(numShards);
+      RoutingPolicy fixed = spec.byRuleList() ? spec.policy(list) : spec.fixedPolicy(numShards);
+      ruleList = () -> list;
       return () -> fixed;
     }
     if (!rules.isBlank()) {
@@ -299,24 +330,32 @@ public final class QueryServiceMain implements Callable<Integer> {
     CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
         new ExponentialBackoffRetry(200, 10));
     RuleProtocolConfig config = RuleProtocolConfig.builder(zookeeperRoot, numShards).build();
-    RuleListClient ruleList = new RuleListClient(client, config);
-    ruleList.start();
+    RuleListClient rules = new RuleListClient(client, config);
+    rules.start();
+    ruleList = rules::current;
     long staleAfterMs = config.effectiveDelayMs() / 2;
     staleRules = () -> {
-      long cutOff = ruleList.disconnectedMillis();
+      long cutOff = rules.disconnectedMillis();
       return cutOff > staleAfterMs ? "the rule list has been cut off from ZooKeeper for " + cutOff + " ms (over T/2 = "
           + staleAfterMs + " ms): rules committed meanwhile are unknown here, so rows of tenants widened since may be "
           + "missing" : null;
     };
-    return () -> spec.policy(ruleList.current());
+    return () -> spec.policy(rules.current());
   }
 
-  /** "hashing", "double:8" or "dynamic" with a rule list "t:L:tenants;...". */
-  static RoutingPolicy routingPolicy(String name, int numShards, String rules) {
-    PolicySpec spec = PolicySpec.parse(name);
-    if (!spec.byRuleList()) {
-      return spec.fixedPolicy(numShards);
+  private Properties kafkaProperties() throws IOException {
+    Properties properties = new Properties();
+    if (kafkaConfig != null) {
+      try (InputStream in = Files.newInputStream(kafkaConfig)) {
+        properties.load(in);
+      }
     }
+    properties.put("bootstrap.servers", bootstrapServers);
+    return properties;
+  }
+
+  /** A static rule list "t:L:tenants;...". */
+  private static RuleList ruleList(int numShards, String rules) {
     List<Rule> list = new ArrayList<>();
     for (String entry : rules.split(";")) {
       if (entry.isBlank()) {
@@ -333,7 +372,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         throw new IllegalArgumentException("--rules entries are time:L:tenant,tenant; got: '" + entry + "'");
       }
     }
-    return spec.policy(RuleList.of(numShards, list));
+    return RuleList.of(numShards, list);
   }
 
   private static Set<String> names(List<String> values) {

@@ -171,14 +171,16 @@ final class LocalStack implements AutoCloseable {
         .heap("512m").jvmOptions(jvmFlags)
         .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
             "--placement", placement, "--policy", options.policy(),
-            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT)
+            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+            // The console shows the job's window summaries and links to its UI.
+            "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
         .args(security != null ? security.clientArgs("query") : List.of())
         .args(security != null ? security.httpsArgs() : List.of())
         .args(security != null ? security.zookeeperArgs() : List.of())
         .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
         .toList(), log("query-service")));
     query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
-    ready("query-service", queryService + "/sql", t);
+    ready("query-service", queryService + "/sql, console at " + queryService + "/console", t);
 
     if (options.replay()) {
       t = step("replayer");

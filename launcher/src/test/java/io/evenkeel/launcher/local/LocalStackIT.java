@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.testing.ConsolePage;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
 import io.evenkeel.router.placement.ShardAddress;
@@ -32,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -56,6 +58,7 @@ import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
 
 /**
  * {@code bin/evenkeel local} as a user runs it: a process on ports chosen at run time, from the built jars. Until
@@ -230,7 +233,7 @@ class LocalStackIT {
     Files.writeString(adminKey, admin[0] + "\n");
     Path data = dir.resolve("data");
     stack = StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir", data.toString(),
-        "--duration", "75s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
+        "--duration", "90s", "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
     stack.awaitOutput("Evenkeel is ready", 180);
     List<ProcessHandle> children = stack.process.descendants().toList();
     assertThat(children).as("zookeeper, kafka, two shard servers, ingest job, query service, replayer")
@@ -240,6 +243,7 @@ class LocalStackIT {
     assertFlinkUiIsViewOnly(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3));
     assertJobMetricsMove(new FlinkJobMetrics(HttpClient.newHttpClient(), "http://127.0.0.1:" + (base + 3)),
         "127.0.0.1:" + (base + 1));
+    assertConsoleShowsTheStack("http://127.0.0.1:" + (base + 4) + "/console", admin[0]);
 
     // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
     Run denied = evenkeel("sql", "--data-dir", data.toString(), "SELECT COUNT(*) FROM transaction_logs");
@@ -260,7 +264,7 @@ class LocalStackIT {
     assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("stops by itself after --duration").isTrue();
     assertThat(stack.process.exitValue()).as(String.join("\n", stack.output)).isEqualTo(0);
     String all = String.join("\n", stack.output);
-    assertThat(all).contains("--duration 75 s reached").contains("replayer        stopped");
+    assertThat(all).contains("--duration 90 s reached").contains("replayer        stopped");
     long lastDocs = stack.output.stream().filter(l -> l.contains(" docs ")).map(l -> Long.parseLong(
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
     assertThat(lastDocs).as("documents in the last status line").isPositive();
@@ -530,6 +534,36 @@ class LocalStackIT {
     assertThat(FlinkJobMetrics.sum(after, "rulesProposed")).as("rules proposed in the kickoff surge").isPositive()
         .isGreaterThanOrEqualTo(FlinkJobMetrics.sum(after, "rulesCommitted")
             + FlinkJobMetrics.sum(after, "rulesAborted"));
+  }
+
+  /**
+   * The query service's web console in a real headless Chromium, with the stack's admin key typed in: a query shows
+   * rows, the hot-tenant table fills from the job's window summaries while the replayer runs, the cluster shows every
+   * shard's primary and in-sync replica, the rule list shows the kickoff's rules, and it links to the Flink UI. The
+   * screenshot is kept in target/console/.
+   */
+  private void assertConsoleShowsTheStack(String url, String key) throws Exception {
+    try (ConsolePage page = ConsolePage.open(url, dir.resolve("browser"))) {
+      page.useKey(key);
+      List<List<String>> count = page.run("SELECT COUNT(*) FROM transaction_logs", false);
+      assertThat(Long.parseLong(count.get(0).get(0))).as(page.sqlError()).isPositive();
+      page.run("SELECT tenant_id, COUNT(*) AS row_count FROM transaction_logs GROUP BY tenant_id"
+          + " ORDER BY row_count DESC LIMIT 5", false);
+      assertThat(page.sqlError()).isEmpty();
+      page.waitUntil(p -> p.rows("hot-tenants").size() >= 3, Duration.ofSeconds(45), "the hot tenants");
+      assertThat(page.rows("hot-tenants")).allSatisfy(row -> {
+        assertThat(row.get(2)).endsWith("%");
+        assertThat(Integer.parseInt(row.get(3))).isBetween(1, 8);
+      });
+      page.waitUntil(p -> p.rows("shards").size() == 16 && p.rows("shards").stream()
+          .filter(r -> r.get(3).equals("replica (in sync)")).count() == 8, Duration.ofSeconds(30),
+          "8 primaries and 8 replicas in sync");
+      page.waitUntil(p -> !p.rows("rules").isEmpty(), Duration.ofSeconds(45), "the kickoff's rules");
+      assertThat(page.rows("rules")).allSatisfy(row -> assertThat(row.get(1)).isIn("widen", "narrow"));
+      assertThat(page.driver().findElement(By.cssSelector("#links a")).getAttribute("href"))
+          .startsWith("http://127.0.0.1:");
+      page.screenshot(Path.of("target", "console", "local-stack.png"));
+    }
   }
 
   /** The job's metrics once they satisfy {@code until}: Flink's UI fetches them from the task managers every 10 s. */

@@ -5,23 +5,29 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.console.Console;
+import io.evenkeel.query.console.ConsoleAssets;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -44,13 +50,19 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /health} → {@code {"status": "ok"}}.
  *   <li>{@code GET /attributes?top=N} → attribute keys by query count and the N most used ones: the hot list for
  *       frequency-based indexing.
+ *   <li>{@code GET /console} (and {@code /}) → the web console's page, which calls the endpoints below with the
+ *       key typed into it.
+ *   <li>{@code GET /cluster} → the shard servers and every shard's copies with their Stats; {@code GET
+ *       /hot-tenants} → the ingest job's newest window summaries with each top tenant's spread now; {@code GET
+ *       /rules} → the routing rule list.
  * </ul>
  *
  * Errors are {@code {"status", "error"}} (plus {@code "failures"} per shard for a 504): 400 for invalid or
  * unsupported SQL, 504 when shards failed or timed out, 404/405/413 for bad requests, 500 for a bug. With API keys
  * every endpoint but {@code /health} needs {@code Authorization: Bearer <key>} (401 without a valid one); a tenant
- * key's statements read only its tenants (403 when one names another), and {@code /attributes}, which counts every
- * tenant's queries, is for admin keys.
+ * key's statements read only its tenants (403 when one names another), and {@code /attributes}, {@code /cluster},
+ * {@code /hot-tenants} and {@code /rules}, which show every tenant, are for admin keys. The console's files need no
+ * key: they hold no data.
  */
 public final class SqlHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
@@ -62,8 +74,15 @@ public final class SqlHttpServer implements AutoCloseable {
       JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build())
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .enable(DeserializationFeature.USE_LONG_FOR_INTS);
+  /** The console's views are records; their fields go out in the API's snake_case. */
+  private static final ObjectMapper VIEWS = new ObjectMapper()
+      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+  /** The console's files load only from here: no inline script, nothing from elsewhere. */
+  private static final String CONSOLE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
 
   private final SqlService service;
+  private final Console console;
+  private final ConsoleAssets assets = new ConsoleAssets();
   private final ApiKeys keys;
   private final int maxConcurrentQueries;
   private final Semaphore running;
@@ -71,19 +90,21 @@ public final class SqlHttpServer implements AutoCloseable {
   private final ServerConnector connector;
 
   public SqlHttpServer(SqlService service, String host, int port) {
-    this(service, null, null, host, port, DEFAULT_MAX_CONCURRENT_QUERIES);
+    this(service, null, null, null, host, port, DEFAULT_MAX_CONCURRENT_QUERIES);
   }
 
   /**
    * With {@code keys} null, every caller may read every tenant (bind loopback, or put something in front); with
-   * {@code https} null, plain HTTP (keys then travel in clear text).
+   * {@code https} null, plain HTTP (keys then travel in clear text); with {@code console} null, the console's views
+   * answer 404.
    */
-  public SqlHttpServer(SqlService service, ApiKeys keys, SslContextFactory.Server https, String host, int port,
-      int maxConcurrentQueries) {
+  public SqlHttpServer(SqlService service, Console console, ApiKeys keys, SslContextFactory.Server https, String host,
+      int port, int maxConcurrentQueries) {
     if (maxConcurrentQueries < 1) {
       throw new IllegalArgumentException("--max-concurrent-queries must be at least 1; got: " + maxConcurrentQueries);
     }
     this.service = service;
+    this.console = console;
     this.keys = keys;
     this.maxConcurrentQueries = maxConcurrentQueries;
     this.running = new Semaphore(maxConcurrentQueries);
@@ -108,6 +129,17 @@ public final class SqlHttpServer implements AutoCloseable {
   }
 
   private void respond(Request request, Response response, Callback callback) {
+    if (HttpMethod.GET.is(request.getMethod())) {
+      Optional<ConsoleAssets.Asset> asset = assets.find(Request.getPathInContext(request));
+      if (asset.isPresent()) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, asset.get().contentType());
+        response.getHeaders().put("Content-Security-Policy", CONSOLE_POLICY);
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.write(true, ByteBuffer.wrap(asset.get().bytes()), callback);
+        return;
+      }
+    }
     int status = 200;
     Object body;
     try {
@@ -129,7 +161,7 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     String json;
     try {
-      json = JSON.writeValueAsString(body);
+      json = (body instanceof View view ? VIEWS.writeValueAsString(view.value()) : JSON.writeValueAsString(body));
     } catch (IOException e) {
       status = 500;
       json = "{\"status\":500,\"error\":\"cannot write the answer as JSON\"}";
@@ -168,8 +200,23 @@ public final class SqlHttpServer implements AutoCloseable {
         answer.set("indexed", JSON.valueToTree(new TreeSet<>(service.hotAttributes())));
         return answer;
       }
+      case "/cluster", "/hot-tenants", "/rules" -> {
+        requireMethod(method, "GET", path);
+        if (!access(request).isAdmin()) {
+          throw QueryException.forbidden(path + " shows every tenant's shards and rules: it needs an admin key");
+        }
+        if (console == null) {
+          throw new HttpError(404, path + ": this service runs without the console's views");
+        }
+        return new View(switch (path) {
+          case "/cluster" -> Map.of("cluster", console.cluster(), "links", console.links());
+          case "/hot-tenants" -> console.hotTenants();
+          default -> console.rules();
+        });
+      }
       default -> throw new HttpError(404, "no endpoint " + method + " " + path
-          + "; endpoints are POST /sql, POST /refresh, GET /health, GET /attributes");
+          + "; endpoints are POST /sql, POST /refresh, GET /health, GET /attributes, GET /cluster, GET /hot-tenants,"
+          + " GET /rules, and the console at GET /console");
     }
   }
 
@@ -294,6 +341,9 @@ public final class SqlHttpServer implements AutoCloseable {
   private static String abbreviate(String text) {
     return text.length() <= 200 ? text : text.substring(0, 200) + "...";
   }
+
+  /** A console view: written with the views' naming. */
+  private record View(Object value) {}
 
   /** A request the API cannot take, with its status. */
   private static final class HttpError extends RuntimeException {

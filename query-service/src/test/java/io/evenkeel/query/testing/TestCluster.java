@@ -5,6 +5,7 @@ import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.ApiKeys;
+import io.evenkeel.query.console.Console;
 import io.evenkeel.query.frequency.ClusterHotAttributes;
 import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
@@ -176,14 +177,21 @@ public final class TestCluster implements AutoCloseable {
   /** The same, answering at most {@code maxConcurrentQueries} queries at once. */
   public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys,
       int maxConcurrentQueries) throws Exception {
-    return serve(newService(settings, deadline), keys, maxConcurrentQueries);
+    return serve(newService(settings, deadline), null, keys, maxConcurrentQueries);
+  }
+
+  /** The same, serving {@code console}'s views (closed with the cluster) and page. */
+  public SqlClient startService(OptimizerSettings settings, Duration deadline, ApiKeys keys, Console console)
+      throws Exception {
+    services.add(console);
+    return serve(newService(settings, deadline), console, keys, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
   }
 
   /** A service that follows the cluster's hot attribute list and publishes it as {@code hot} says. */
   public SqlClient startService(OptimizerSettings settings, Duration deadline, HotAttributePublisher.Settings hot)
       throws Exception {
     QueryService service = newService(settings, deadline);
-    SqlClient client = serve(service, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
+    SqlClient client = serve(service, null, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
     services.add(0, ClusterHotAttributes.start(service.attributeFrequency(), service::hotAttributes, this.client,
         ZOOKEEPER_ROOT, hot));
     return client;
@@ -194,8 +202,9 @@ public final class TestCluster implements AutoCloseable {
         .optimizer(settings).deadline(deadline).build();
   }
 
-  private SqlClient serve(QueryService service, ApiKeys keys, int maxConcurrentQueries) throws Exception {
-    SqlHttpServer http = new SqlHttpServer(service, keys, null, "127.0.0.1", 0, maxConcurrentQueries);
+  private SqlClient serve(QueryService service, Console console, ApiKeys keys, int maxConcurrentQueries)
+      throws Exception {
+    SqlHttpServer http = new SqlHttpServer(service, console, keys, null, "127.0.0.1", 0, maxConcurrentQueries);
     int port = http.start();
     services.add(http);
     services.add(service);

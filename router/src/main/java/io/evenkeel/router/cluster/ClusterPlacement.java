@@ -59,6 +59,11 @@ public final class ClusterPlacement implements ShardPlacement {
     }
   }
 
+  /** The cluster state as last read from ZooKeeper. */
+  public ClusterState state() {
+    return cluster.current();
+  }
+
   @Override
   public Optional<ShardAddress> readerOf(int shard) {
     if (preferReplicas) {

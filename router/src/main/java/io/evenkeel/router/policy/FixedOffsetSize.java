@@ -28,6 +28,11 @@ final class FixedOffsetSize implements RoutingPolicy {
   }
 
   @Override
+  public int spreadAt(long tenant, long createdTime) {
+    return offsetSize;
+  }
+
+  @Override
   public int numShards() {
     return formula.numShards();
   }

@@ -16,6 +16,12 @@ public interface RoutingPolicy {
   /** The shards holding the rows of {@code tenant} created in [{@code fromTime}, {@code toTime}]. */
   ShardSet shardsFor(long tenant, long fromTime, long toTime);
 
+  /**
+   * How many shards the rows of {@code tenant} created at {@code createdTime} spread over: L, or the size of its
+   * weighted table under LogStore's routing.
+   */
+  int spreadAt(long tenant, long createdTime);
+
   int numShards();
 
   /** A short name for reports: "hashing", "double-hashing(L=8)", "dynamic", "logstore". */

@@ -40,6 +40,11 @@ final class RuleListRouting implements RoutingPolicy {
   }
 
   @Override
+  public int spreadAt(long tenant, long createdTime) {
+    return rules.spreadFor(tenant, createdTime);
+  }
+
+  @Override
   public int numShards() {
     return formula.numShards();
   }
