@@ -270,6 +270,7 @@ public final class LocalCommand implements Callable<Integer> {
     out.printf("  Flink web UI    %s%n", info.flinkUi());
     out.printf("  query service   %s/sql (POST {\"sql\": ...}), %s/health%n", info.queryService(),
         info.queryService());
+    out.printf("  console         %s/console (SQL, hot tenants, rules, cluster)%n", info.queryService());
     if (options.secure()) {
       out.printf("  security        mutual TLS to the shard servers (CA in %s), ZooKeeper ACLs, API keys %s%n",
           options.dataDir().resolve("tls"), options.apiKeys() != null ? "from " + options.apiKeys()

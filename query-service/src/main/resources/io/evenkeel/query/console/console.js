@@ -159,7 +159,7 @@ async function refreshHotTenants() {
     const body = $('hot-tenants').tBodies[0];
     body.replaceChildren();
     for (const tenant of hot.tenants) {
-      body.appendChild(row([number(tenant.tenant), number(tenant.writes), shareBar(tenant.share),
+      body.appendChild(row([String(tenant.tenant), number(tenant.writes), shareBar(tenant.share),
           String(tenant.spread_now)]));
     }
     drawThroughput(hot.windows);
@@ -301,22 +301,27 @@ function kind(rule) {
   return rule.table_shards ? 'table' : rule.cool_down ? 'narrow' : 'widen';
 }
 
-/** Each rule as a mark at its effective time, its height L (on a log scale); the line is now. */
+/**
+ * Each rule as a mark at its effective time, its height L (on a log scale); the red line is now. The axis runs from
+ * the first rule (or a minute ago) to a little after the last rule or now, whichever is later.
+ */
 function drawTimeline(rules, now) {
   const svg = $('rules-timeline');
   svg.replaceChildren();
+  $('rules-from').textContent = '';
+  $('rules-to').textContent = '';
   if (!rules.length) {
     return;
   }
-  const first = Math.min(...rules.map(r => r.effective_time));
+  const first = Math.min(now - 60000, ...rules.map(r => r.effective_time));
   const last = Math.max(now, ...rules.map(r => r.effective_time));
-  const span = Math.max(60000, last - first);
-  const x = t => 10 + 580 * (t - first) / span;
+  const span = (last - first) * 1.05;
+  const x = t => 5 + 590 * (t - first) / span;
   const maxL = Math.max(2, ...rules.map(r => r.table_shards ? r.table_shards.length : r.offset_size));
   for (const rule of rules) {
     const l = rule.table_shards ? rule.table_shards.length : rule.offset_size;
     const h = 8 + 70 * Math.log2(Math.max(1, l)) / Math.log2(maxL);
-    const mark = rect(x(rule.effective_time) - 2, 84 - h, 4, h, 'rule ' + kind(rule));
+    const mark = rect(x(rule.effective_time) - 1.5, 84 - h, 3, h, 'rule ' + kind(rule));
     const title = document.createElementNS(SVG, 'title');
     title.textContent = dateTime(rule.effective_time) + ': ' + kind(rule) + ' to ' + l + ' shards, tenants '
         + rule.tenants.join(', ');
@@ -324,6 +329,8 @@ function drawTimeline(rules, now) {
     svg.appendChild(mark);
   }
   svg.appendChild(rect(x(now) - 0.5, 0, 1, 90, 'now'));
+  $('rules-from').textContent = dateTime(first);
+  $('rules-to').textContent = dateTime(first + span);
 }
 
 // ---------------------------------------------------------------- wiring

@@ -212,6 +212,8 @@ class ReplicationTest {
     ShardStats primaryStats = stats(onPrimary);
     assertThat(primaryStats.getReplicasList()).singleElement().satisfies(r -> assertThat(r.getInSync()).isTrue());
     assertThat(stats(onReplica).getSegments()).isEqualTo(primaryStats.getSegments());
+    // Its copied files: at least the primary's searchable segments (a copy may hold a newer point's too).
+    assertThat(stats(onReplica).getBytes()).isPositive().isGreaterThanOrEqualTo(primaryStats.getBytes() / 2);
 
     // A replica refuses writes: only the primary orders them.
     StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
