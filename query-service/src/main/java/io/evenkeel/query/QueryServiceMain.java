@@ -237,16 +237,17 @@ public final class QueryServiceMain implements Callable<Integer> {
       }
     }
     ShardPlacement shardPlacement = placement();
+    ClientTls tls = ClientTls.of(tlsCa, tlsCert, tlsKey);
     QueryService service = QueryService.builder()
         .placement(shardPlacement)
         .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
-        .tls(ClientTls.of(tlsCa, tlsCert, tlsKey))
+        .tls(tls)
         .staleRules(staleRules)
         .build();
     AutoCloseable hotList = zookeeper == null ? () -> {} : followHotAttributes(service);
-    Console console = new Console(ClusterOverview.of(shardPlacement, ClientTls.of(tlsCa, tlsCert, tlsKey)),
+    Console console = new Console(ClusterOverview.of(shardPlacement, tls),
         bootstrapServers == null ? null : HotTenantFeed.start(summaryTopic, kafkaProperties()), routing, ruleList,
         flinkUi);
     SqlHttpServer server = new SqlHttpServer(service, console, keys, https(), host, port, maxConcurrentQueries);

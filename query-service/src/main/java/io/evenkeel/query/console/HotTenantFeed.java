@@ -38,7 +38,6 @@ public final class HotTenantFeed implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile String problem = "waiting for the topic";
-  private long malformed;
 
   private HotTenantFeed(String topic, Properties kafka) {
     this.topic = topic;
@@ -71,11 +70,6 @@ public final class HotTenantFeed implements AutoCloseable {
   /** The newest windows, oldest first. */
   public synchronized List<WindowSummary> windows() {
     return new ArrayList<>(windows.values());
-  }
-
-  /** Records on the topic that were not window summaries (skipped). */
-  public synchronized long malformed() {
-    return malformed;
   }
 
   private void run() {
@@ -139,7 +133,6 @@ public final class HotTenantFeed implements AutoCloseable {
         windows.pollFirstEntry();
       }
     } catch (MalformedRecordException e) {
-      malformed++;
       LOG.warn("hot tenants: skipped record {}-{}@{}, not a window summary: {}", record.topic(), record.partition(),
           record.offset(), e.getMessage());
     }
