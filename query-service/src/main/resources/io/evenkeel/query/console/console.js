@@ -99,6 +99,9 @@ function dateTime(epochMs) {
 
 // ---------------------------------------------------------------- SQL
 
+/** Answers shown so far: the result table carries the count (data-answers), so a reader knows a new one came. */
+let answers = 0;
+
 async function runSql(explain) {
   const text = $('sql').value.trim();
   showStatus('sql-error', '');
@@ -137,6 +140,8 @@ async function runSql(explain) {
     $('sql-meta').textContent = '';
     table.replaceChildren();
     showStatus('sql-error', e.message);
+  } finally {
+    table.dataset.answers = String(++answers);
   }
 }
 

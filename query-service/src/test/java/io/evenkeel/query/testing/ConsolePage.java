@@ -73,13 +73,15 @@ public final class ConsolePage implements AutoCloseable {
     WebElement box = driver.findElement(By.id("sql"));
     box.clear();
     box.sendKeys(sql);
-    String before = text("sql-meta");
+    String before = answers();
     driver.findElement(By.id(explain ? "explain" : "run")).click();
-    waitUntil(page -> {
-      String meta = text("sql-meta");
-      return !meta.equals("running…") && (!meta.equals(before) || !text("sql-error").isEmpty());
-    }, Duration.ofSeconds(30), "the answer to " + sql);
+    waitUntil(page -> !answers().equals(before), Duration.ofSeconds(30), "the answer to " + sql);
     return rows("sql-result");
+  }
+
+  /** How many answers the SQL box has shown. */
+  private String answers() {
+    return String.valueOf(driver.findElement(By.id("sql-result")).getDomAttribute("data-answers"));
   }
 
   /** The SQL box's result heading: "3 rows in 12 ms, 8 of 8 shards". */
