@@ -19,6 +19,7 @@ import io.evenkeel.schemas.TenantShare;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.WindowSummary;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The web console in a real headless Chromium, served by a query service over real shard servers and reading window
  * summaries from a real Kafka broker: an operator types a key and a query and sees the rows, the plan, the cluster's
  * shards with their documents, the rule list with the pending rule, and the hot-tenant table following the newest
- * window; a tenant key gets the SQL box and a refusal for the views; values are shown as text, never as markup.
+ * window (past a record that is none); a tenant key gets the SQL box and a refusal for the views; values are shown as
+ * text, never as markup; a dead shard server's shards show why they have no figures.
  */
 class ConsoleIT {
   private static final String TOPIC = "tenant-window-summaries";
@@ -130,6 +132,8 @@ class ConsoleIT {
         page.waitUntil(p -> p.rows("hot-tenants").size() == 3, Duration.ofSeconds(30), "the first window");
         assertThat(page.rows("hot-tenants")).containsExactly(
             List.of("9", "450", "50.0%", "8"), List.of("7", "225", "25.0%", "4"), List.of("11", "225", "25.0%", "1"));
+        // A record that is no window summary is skipped; the next summary still shows.
+        producer.send(new ProducerRecord<>(TOPIC, "not a summary".getBytes(StandardCharsets.UTF_8))).get();
         send(producer, summary(windowEnd, 2_000, new TenantShare(11L, 1_500L, 0.75), new TenantShare(9L, 500L, 0.25)));
         page.waitUntil(p -> p.rows("hot-tenants").size() == 2, Duration.ofSeconds(30), "the next window");
         assertThat(page.rows("hot-tenants").get(0)).containsExactly("11", "1,500", "75.0%", "1");
@@ -144,6 +148,15 @@ class ConsoleIT {
         assertThat(page.sqlError()).startsWith("403: ");
         page.waitUntil(p -> p.text("cluster-status").startsWith("403"), Duration.ofSeconds(20), "the 403");
         assertThat(page.driver().executeScript("return window.injected === undefined")).isEqualTo(true);
+
+        // A dead shard server: its shards show why, at once, and the other server's still show their figures.
+        page.useKey(admin[0]);
+        cluster.server(1).kill();
+        page.waitUntil(p -> p.rows("shards").stream().filter(r -> r.size() == 5).count() == 4,
+            Duration.ofSeconds(20), "the dead server's 4 shards with their error");
+        assertThat(page.rows("shards").stream().filter(r -> r.size() == 5).map(r -> r.get(4)).toList())
+            .allSatisfy(error -> assertThat(error).startsWith("UNAVAILABLE"));
+        assertThat(page.rows("shards").stream().filter(r -> r.size() == 10)).hasSize(4);
       }
     }
   }
