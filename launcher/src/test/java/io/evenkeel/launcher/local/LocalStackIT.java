@@ -207,6 +207,33 @@ class LocalStackIT {
           .filter(key -> key.get(0) == tenant).map(key -> key.get(1)).sorted().toList());
     }
 
+    // The console's cluster view over HTTPS with the admin key: every copy's Stats, asked over mutual TLS.
+    HttpClient https = webUiClient(tls, false);
+    String service = "https://127.0.0.1:" + (base + 4);
+    HttpResponse<String> page = https.send(HttpRequest.newBuilder(URI.create(service + "/console")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(policy ->
+        assertThat(policy).startsWith("default-src 'self'"));
+    HttpResponse<String> overview = https.send(HttpRequest.newBuilder(URI.create(service + "/cluster"))
+        .header("Authorization", "Bearer " + Files.readString(adminKey).strip()).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(overview.statusCode()).as(overview.body()).isEqualTo(200);
+    long primaryDocs = 0;
+    int copies = 0;
+    for (JsonNode shard : new ObjectMapper().readTree(overview.body()).at("/cluster/shards")) {
+      for (JsonNode copy : shard.get("copies")) {
+        assertThat(copy.get("error").isNull()).as("shard %s on %s: %s", shard.get("shard"), copy.get("server"),
+            copy.get("error")).isTrue();
+        copies++;
+        if (copy.get("role").asText().equals("primary")) {
+          primaryDocs += copy.at("/stats/docs").asLong();
+        }
+      }
+    }
+    assertThat(copies).as("12 primaries and their replicas").isEqualTo(2 * SHARDS);
+    assertThat(primaryDocs).isEqualTo(expected.size());
+
     long pid = stack.process.pid();
     new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
     assertThat(stack.process.waitFor(120, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
