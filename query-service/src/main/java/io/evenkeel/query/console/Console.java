@@ -18,6 +18,10 @@ import java.util.function.Supplier;
  * summaries of the job's tenant monitor.
  */
 public final class Console implements AutoCloseable {
+  /** Windows without a newer summary (beyond the slack) after which the hot tenants are said to be stale. */
+  private static final int STALE_WINDOWS = 3;
+  private static final long STALE_SLACK_MS = 10_000;
+
   private final ClusterOverview cluster;
   private final HotTenantFeed feed;
   private final Supplier<RoutingPolicy> routing;
@@ -84,12 +88,20 @@ public final class Console implements AutoCloseable {
     WindowSummary newest = windows.get(windows.size() - 1);
     RoutingPolicy policy = routing.get();
     long now = System.currentTimeMillis();
+    String status = feed.problem();
+    long age = now - newest.getWindowEnd();
+    long windowMs = newest.getWindowEnd() - newest.getWindowStart();
+    if (status == null && age > STALE_WINDOWS * windowMs + STALE_SLACK_MS) {
+      // The job writes a summary once a window closes; none for this long means it stopped, or its input did.
+      status = "the newest window ended " + age / 1_000 + " s ago: is the ingest job running, and are changes "
+          + "arriving?";
+    }
     List<HotTenant> tenants = new ArrayList<>();
     for (TenantShare share : newest.getTopTenants()) {
       tenants.add(new HotTenant(share.getTenantId(), share.getWrites(), share.getShare(),
           policy.spreadAt(share.getTenantId(), now)));
     }
-    return new HotTenants(feed.topic(), feed.problem(), newest.getWindowStart(), newest.getWindowEnd(),
+    return new HotTenants(feed.topic(), status, newest.getWindowStart(), newest.getWindowEnd(),
         newest.getTotalWrites(), tenants, totals);
   }
 
