@@ -34,7 +34,8 @@ public final class ClusterOverview implements AutoCloseable {
   private final Supplier<ClusterState> state;
   private final ClusterClient client;
 
-  private ClusterOverview(Supplier<ClusterState> state, ClientTls tls) {
+  /** Over the cluster state {@code state} gives (package-private: tests give any). */
+  ClusterOverview(Supplier<ClusterState> state, ClientTls tls) {
     this.state = state;
     this.client = new ClusterClient(tls);
   }
@@ -104,6 +105,10 @@ public final class ClusterOverview implements AutoCloseable {
     List<Shard> shards = new ArrayList<>();
     for (ShardCopies copies : cluster.shards().values()) {
       List<Copy> views = new ArrayList<>();
+      if (copies.getPrimary() == null) {
+        views.add(new Copy("-", "primary", false, false, null,
+            "no primary: writes to this shard wait until a replica in sync is promoted"));
+      }
       for (String server : holders(copies)) {
         boolean primary = server.equals(copies.getPrimary());
         boolean inSync = primary || copies.getInSync().contains(server);
