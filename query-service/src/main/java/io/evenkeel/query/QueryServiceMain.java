@@ -321,7 +321,7 @@ public final class QueryServiceMain implements Callable<Integer> {
     }
     if (zookeeper == null || !spec.byRuleList()) {
       RuleList list = spec.byRuleList() ? ruleList(numShards, rules) : RuleList.empty(numShards);
-      RoutingPolicy fixed = spec.byRuleList() ? spec.policy(list) : spec.fixedPolicy(numShards);
+      RoutingPolicy fixed = spec.policy(list);
       ruleList = () -> list;
       return () -> fixed;
     }

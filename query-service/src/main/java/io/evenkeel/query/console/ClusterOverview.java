@@ -89,9 +89,11 @@ public final class ClusterOverview implements AutoCloseable {
     ClusterState cluster = state.get();
     List<Server> servers = new ArrayList<>();
     cluster.servers().values().stream().sorted((a, b) -> a.getAddress().compareTo(b.getAddress()))
-        .forEach(info -> servers.add(new Server(info.getAddress(), info.getStarted(),
-            cluster.primariesOn(info.getAddress()), cluster.copiesOn(info.getAddress())
-                - cluster.primariesOn(info.getAddress()))));
+        .forEach(info -> {
+          long primaries = cluster.primariesOn(info.getAddress());
+          servers.add(new Server(info.getAddress(), info.getStarted(), primaries,
+              cluster.copiesOn(info.getAddress()) - primaries));
+        });
     Map<String, ListenableFuture<ShardStats>> pending = new LinkedHashMap<>();
     for (ShardCopies copies : cluster.shards().values()) {
       for (String server : holders(copies)) {

@@ -69,13 +69,14 @@ public final class SqlHttpServer implements AutoCloseable {
   private static final int MAX_BODY_BYTES = 1 << 20;
   /** Queries answered at once; more get a 503 at once rather than queueing behind slow ones. */
   public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 32;
-  /** Decimals in and out exactly: 19.90 stays 19.90, never 19.9 or 1.99E+1. */
+  /**
+   * Decimals in and out exactly: 19.90 stays 19.90, never 19.9 or 1.99E+1. Records (the console's views) go out with
+   * their fields in the API's snake_case.
+   */
   private static final ObjectMapper JSON = new ObjectMapper(
       JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build())
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .enable(DeserializationFeature.USE_LONG_FOR_INTS);
-  /** The console's views are records; their fields go out in the API's snake_case. */
-  private static final ObjectMapper VIEWS = new ObjectMapper()
+      .enable(DeserializationFeature.USE_LONG_FOR_INTS)
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
   /** The console's files load only from here: no inline script, nothing from elsewhere. */
   private static final String CONSOLE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
@@ -161,7 +162,7 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     String json;
     try {
-      json = (body instanceof View view ? VIEWS.writeValueAsString(view.value()) : JSON.writeValueAsString(body));
+      json = JSON.writeValueAsString(body);
     } catch (IOException e) {
       status = 500;
       json = "{\"status\":500,\"error\":\"cannot write the answer as JSON\"}";
@@ -208,11 +209,11 @@ public final class SqlHttpServer implements AutoCloseable {
         if (console == null) {
           throw new HttpError(404, path + ": this service runs without the console's views");
         }
-        return new View(switch (path) {
+        return switch (path) {
           case "/cluster" -> Map.of("cluster", console.cluster(), "links", console.links());
           case "/hot-tenants" -> console.hotTenants();
           default -> console.rules();
-        });
+        };
       }
       default -> throw new HttpError(404, "no endpoint " + method + " " + path
           + "; endpoints are POST /sql, POST /refresh, GET /health, GET /attributes, GET /cluster, GET /hot-tenants,"
@@ -341,9 +342,6 @@ public final class SqlHttpServer implements AutoCloseable {
   private static String abbreviate(String text) {
     return text.length() <= 200 ? text : text.substring(0, 200) + "...";
   }
-
-  /** A console view: written with the views' naming. */
-  private record View(Object value) {}
 
   /** A request the API cannot take, with its status. */
   private static final class HttpError extends RuntimeException {

@@ -26,7 +26,6 @@ import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -571,25 +570,12 @@ public final class ReplicaShard implements ShardCopy {
     return stats.build();
   }
 
-  /** The size of the index files copied here (and of any still being copied). */
-  private long indexBytes() throws IOException {
-    Path index = directory.resolve("index");
-    if (!Files.isDirectory(index)) {
-      return 0;
-    }
-    long total = 0;
-    try (Stream<Path> files = Files.list(index)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        try {
-          total += Files.size(file);
-        } catch (NoSuchFileException e) {
-          // Merged away or renamed while we listed.
-        }
-      }
-    } catch (NoSuchFileException e) {
-      // The copy was released and its directory deleted meanwhile.
-    }
-    return total;
+  /** The size of the index files copied here (and of any still being copied), or of the index built here. */
+  private long indexBytes() {
+    ShardReplicaNode copying = node;
+    ShardIndex logical = applied;
+    return copying != null ? ShardIndex.sizeInBytes(copying.getDirectory())
+        : logical != null ? logical.sizeInBytes() : 0;
   }
 
   /**

@@ -374,6 +374,11 @@ public final class ShardIndex implements Closeable {
 
   /** Bytes of the index files on disk. */
   public long sizeInBytes() {
+    return sizeInBytes(directory);
+  }
+
+  /** Bytes of the files in {@code directory} (a replica's copied index too). */
+  public static long sizeInBytes(Directory directory) {
     long total = 0;
     try {
       for (String file : directory.listAll()) {
