@@ -306,7 +306,7 @@ class IngestJobIT {
         org.apache.flink.configuration.ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
     JobClient first = submit(configuration);
     producer.produce("changes", 60_000, Integer.MAX_VALUE, 20_000);
-    Thread.sleep(1_500);
+    awaitCheckpoint(dir.resolve("checkpoints").resolve(first.getJobID().toString()));
     first.cancel().get(30, TimeUnit.SECONDS);
     producer.produce("changes", 120_000, Integer.MAX_VALUE, 20_000);
     producer.kafka.close();
@@ -398,12 +398,13 @@ class IngestJobIT {
           .filter(row -> policy.shardFor(row.getTenantId(), row.getRowId(), row.getCreatedTime()) < 4).count();
       long docs = -1;
       while (docs != onRunningServer) {
-        assertThat(System.nanoTime() - produced).as("rows of shards 0-3 searchable while shards 4-7 are paused "
-            + "(%d of %d)", docs, onRunningServer).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        // Within the pause (60 s), however slow the machine: how soon is printed below, not asserted.
+        assertThat(System.nanoTime() - paused).as("rows of shards 0-3 searchable while shards 4-7 are paused "
+            + "(%d of %d)", docs, onRunningServer).isLessThan(TimeUnit.SECONDS.toNanos(50));
         Thread.sleep(100);
         docs = 0;
         for (int shard = 0; shard < 4; shard++) {
-          docs += servers.get(0).stub().withDeadlineAfter(2, TimeUnit.SECONDS)
+          docs += servers.get(0).stub().withDeadlineAfter(10, TimeUnit.SECONDS)
               .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
         }
       }
@@ -467,6 +468,20 @@ class IngestJobIT {
     assertThat(rules.maxOffsetSize(101)).isEqualTo(1);
   }
 
+  /** Waits (at most 2 minutes) until the job has completed a checkpoint: its tasks may take long to deploy. */
+  private static void awaitCheckpoint(Path jobDir) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (true) {
+      try {
+        latestCheckpoint(jobDir);
+        return;
+      } catch (AssertionError | java.io.IOException notYet) {
+        assertThat(System.nanoTime()).as("a completed checkpoint in %s", jobDir).isLessThan(deadline);
+        Thread.sleep(200);
+      }
+    }
+  }
+
   private static Path latestCheckpoint(Path jobDir) throws Exception {
     try (var children = java.nio.file.Files.list(jobDir)) {
       // A checkpoint in progress at the cancellation has a directory but no _metadata yet.
@@ -482,13 +497,15 @@ class IngestJobIT {
   }
 
   /**
-   * Waits (at most 3 minutes) until the shards hold exactly the expected rows, then checks each is on exactly one
-   * shard, the one its rules name, with the expected final state. Returns the rule list it checked against.
+   * Waits until the shards hold exactly the expected rows (as long as their count keeps moving: a slow machine gets
+   * there later; at most 3 minutes without a new document, 10 minutes in all), then checks each is on exactly one shard, the
+   * one its rules name, with the expected final state. Returns the rule list it checked against.
    */
   private RuleList awaitIndexed(Map<List<Long>, TransactionLogChange> expected, JobClient job) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    long stalledAfter = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     long docs = -1;
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() < Math.min(deadline, stalledAfter)) {
       JobStatus status = job.getJobStatus().get();
       if (status == JobStatus.FAILED) {
         try {
@@ -498,10 +515,14 @@ class IngestJobIT {
         }
       }
       assertThat(status).as("job status").isIn(JobStatus.INITIALIZING, JobStatus.CREATED, JobStatus.RUNNING);
+      long before = docs;
       docs = 0;
       for (int shard = 0; shard < SHARDS; shard++) {
         docs += server(shard).stub().withDeadlineAfter(10, TimeUnit.SECONDS)
             .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
+      }
+      if (docs != before) {
+        stalledAfter = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
       }
       if (docs == expected.size() && allVersionsArrived(expected)) {
         break;

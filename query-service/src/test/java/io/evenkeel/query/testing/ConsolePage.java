@@ -46,6 +46,8 @@ public final class ConsolePage implements AutoCloseable {
         .usingDriverExecutable(CHROMEDRIVER.toFile())
         .usingAnyFreePort()
         .withLogFile(dir.resolve("chromedriver.log").toFile())
+        // A cold driver on a busy machine: Selenium's own default (20 s) has been too short to start.
+        .withTimeout(Duration.ofMinutes(2))
         .build();
     ChromeDriver driver = new ChromeDriver(service, options);
     try {
@@ -75,7 +77,7 @@ public final class ConsolePage implements AutoCloseable {
     box.sendKeys(sql);
     String before = answers();
     driver.findElement(By.id(explain ? "explain" : "run")).click();
-    waitUntil(page -> !answers().equals(before), Duration.ofSeconds(30), "the answer to " + sql);
+    waitUntil(page -> !answers().equals(before), Duration.ofSeconds(120), "the answer to " + sql);
     return rows("sql-result");
   }
 

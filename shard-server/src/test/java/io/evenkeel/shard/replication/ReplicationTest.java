@@ -267,8 +267,9 @@ class ReplicationTest {
     System.out.printf("forced merge of 40,000 rows took %d ms; %d writes during it became searchable on the replica "
         + "in median %d ms, max %d ms (refresh interval %d ms)%n", mergeMs, sorted.size(), median,
         sorted.get(sorted.size() - 1), refreshMs);
-    // Two refresh intervals, plus slack for a shared 2-core machine that also runs the merge.
-    assertThat(median).isLessThan(2 * refreshMs + 600);
+    // Two refresh intervals, plus slack for a busy 2-core machine that also runs the merge: far below a wait for
+    // the merge's own copy.
+    assertThat(median).isLessThan(2 * refreshMs + 3_000);
     awaitTrue(() -> stats(onReplica).getSegments() == stats(onPrimary).getSegments());
   }
 
