@@ -4,9 +4,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The command line of a child JVM: this JVM's {@code java}, heap, flags, classpath or jar, main class, arguments. */
+/**
+ * The command line of a child JVM: this JVM's {@code java}, heap, flags, classpath or jar, main class, arguments.
+ * Every such JVM exits on an {@link OutOfMemoryError}: one that ran out of heap could otherwise stay half alive,
+ * holding its ports and its ZooKeeper session, so that neither its supervisor nor the cluster replaces it.
+ */
 public final class JavaCommand {
-  private final List<String> jvmOptions = new ArrayList<>();
+  public static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
+
+  private final List<String> jvmOptions = new ArrayList<>(List.of(EXIT_ON_OUT_OF_MEMORY));
   private String classpath = System.getProperty("java.class.path");
   private final String target;
   private final boolean jar;

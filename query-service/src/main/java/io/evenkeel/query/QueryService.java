@@ -17,6 +17,7 @@ import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
 import io.evenkeel.query.route.ShardRouter;
 import io.evenkeel.router.client.ClientTls;
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.grpc.Deadline;
@@ -38,6 +39,8 @@ public final class QueryService implements SqlService, AutoCloseable {
   /** Replaced whole when the hot attribute list changes; each query plans with the one it read. */
   private volatile Optimizer optimizer;
   private final Duration deadline;
+  private final MemoryBudget memory;
+  private final long maxResultRows;
   private final Supplier<String> staleRules;
   private final AttributeFrequency attributeFrequency = new AttributeFrequency();
 
@@ -46,8 +49,17 @@ public final class QueryService implements SqlService, AutoCloseable {
     this.clients = new ShardClients(builder.placement, builder.tls);
     this.optimizer = new Optimizer(builder.optimizer);
     this.deadline = builder.deadline;
+    this.memory = builder.memory != null ? builder.memory : MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
+    this.maxResultRows = builder.maxResultRows;
     this.staleRules = builder.staleRules;
   }
+
+  /** The flag of the memory all running queries together may hold in the service. */
+  public static final String MEMORY_FLAG = "--query-memory";
+  /** The flag of the memory one query may hold in the service. */
+  public static final String REQUEST_MEMORY_FLAG = "--request-query-memory";
+  /** The most rows an answer holds by default: beyond that, a client pages. */
+  public static final long DEFAULT_MAX_RESULT_ROWS = 100_000;
 
   public static Builder builder() {
     return new Builder();
@@ -59,6 +71,8 @@ public final class QueryService implements SqlService, AutoCloseable {
     private Supplier<RoutingPolicy> routingPolicy;
     private OptimizerSettings optimizer = OptimizerSettings.defaults();
     private Duration deadline = Duration.ofSeconds(5);
+    private MemoryBudget memory;
+    private long maxResultRows = DEFAULT_MAX_RESULT_ROWS;
     private ClientTls tls;
     private Supplier<String> staleRules = () -> null;
 
@@ -102,7 +116,25 @@ public final class QueryService implements SqlService, AutoCloseable {
       return this;
     }
 
+    /**
+     * What the shards' answers and what is made of them may hold in the service: each query, and all together
+     * (default: {@link MemoryBudget#ofHeap}).
+     */
+    public Builder memory(MemoryBudget memory) {
+      this.memory = Objects.requireNonNull(memory);
+      return this;
+    }
+
+    /** The most rows one answer may hold (default {@link #DEFAULT_MAX_RESULT_ROWS}); more is a 400. */
+    public Builder maxResultRows(long maxResultRows) {
+      this.maxResultRows = maxResultRows;
+      return this;
+    }
+
     public QueryService build() {
+      if (maxResultRows < 1) {
+        throw new IllegalArgumentException("--max-result-rows must be at least 1; got: " + maxResultRows);
+      }
       if (placement == null) {
         throw new IllegalArgumentException("a shard placement is required");
       }
@@ -148,13 +180,15 @@ public final class QueryService implements SqlService, AutoCloseable {
       PlanPrinter.lines(plan, route.reason(), route.size()).forEach(line -> lines.add(List.of(line)));
       return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, stale);
     }
-    QueryExecution execution = new QueryExecution(clients, plan, route, allowPartial,
-        Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
-    List<List<Object>> rows = execution.run();
-    List<String> columns = new ArrayList<>();
-    statement.items().forEach(item -> columns.add(item.label()));
-    return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
-        execution.shardSearchMicros(), stale);
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      QueryExecution execution = new QueryExecution(clients, plan, route, allowPartial,
+          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS), reserved, maxResultRows);
+      List<List<Object>> rows = execution.run();
+      List<String> columns = new ArrayList<>();
+      statement.items().forEach(item -> columns.add(item.label()));
+      return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
+          execution.shardSearchMicros(), stale);
+    }
   }
 
   @Override

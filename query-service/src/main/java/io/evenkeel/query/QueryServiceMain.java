@@ -11,6 +11,8 @@ import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.cluster.ClusterPlacement;
+import io.evenkeel.router.memory.ByteSize;
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -93,6 +95,19 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--max-concurrent-queries", defaultValue = "" + SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES,
       description = "Queries answered at once; more get 503 (default: ${DEFAULT-VALUE}).")
   int maxConcurrentQueries;
+
+  @Option(names = QueryService.MEMORY_FLAG, paramLabel = "SIZE", description = "The heap all running queries together"
+      + " may hold for the shards' answers and what is made of them, e.g. 200m; over it a query gets 429 (default: 40%"
+      + " of the heap).")
+  String queryMemory;
+
+  @Option(names = QueryService.REQUEST_MEMORY_FLAG, paramLabel = "SIZE", description = "The heap one query may hold;"
+      + " over it the query gets 400 naming the way out (default: 64m, at most " + QueryService.MEMORY_FLAG + ").")
+  String requestQueryMemory;
+
+  @Option(names = "--max-result-rows", defaultValue = "" + QueryService.DEFAULT_MAX_RESULT_ROWS, description = "The"
+      + " most rows one answer holds; a larger answer is a 400 (add a LIMIT or page) (default: ${DEFAULT-VALUE}).")
+  long maxResultRows;
 
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
@@ -243,6 +258,10 @@ public final class QueryServiceMain implements Callable<Integer> {
         .routingPolicy(routing)
         .optimizer(settings)
         .deadline(Duration.ofMillis(deadlineMs))
+        .memory(MemoryBudget.of(queryMemory == null ? null : ByteSize.parse(queryMemory),
+            requestQueryMemory == null ? null : ByteSize.parse(requestQueryMemory), QueryService.MEMORY_FLAG,
+            QueryService.REQUEST_MEMORY_FLAG))
+        .maxResultRows(maxResultRows)
         .tls(tls)
         .staleRules(staleRules)
         .build();

@@ -167,19 +167,24 @@ final class LocalStack implements AutoCloseable {
 
     t = step("query-service");
     String queryService = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.queryService();
-    ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
-        .heap("512m").jvmOptions(jvmFlags)
-        .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
-            "--placement", placement, "--policy", options.policy(),
-            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
-            // The console shows the job's window summaries and links to its UI.
-            "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
-        .args(security != null ? security.clientArgs("query") : List.of())
-        .args(security != null ? security.httpsArgs() : List.of())
-        .args(security != null ? security.zookeeperArgs() : List.of())
-        .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
-        .toList(), log("query-service")));
-    query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
+    // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
+    relaunchers.put("query-service", () -> {
+      ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
+          .heap("512m").jvmOptions(jvmFlags)
+          .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
+              "--placement", placement, "--policy", options.policy(),
+              "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+              // The console shows the job's window summaries and links to its UI.
+              "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+          .args(security != null ? security.clientArgs("query") : List.of())
+          .args(security != null ? security.httpsArgs() : List.of())
+          .args(security != null ? security.zookeeperArgs() : List.of())
+          .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
+          .toList(), log("query-service")));
+      query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
+      return query;
+    });
+    relaunchers.get("query-service").call();
     ready("query-service", queryService + "/sql, console at " + queryService + "/console", t);
 
     if (options.replay()) {
@@ -355,7 +360,7 @@ final class LocalStack implements AutoCloseable {
   /**
    * Starts the dead component {@code name} again: a shard server on its port and data directory, as a supervisor
    * would (it rejoins the cluster and holds what the cluster state assigns it now: replicas of the shards that failed
-   * over); the CDC runner or the ingest job as it was started.
+   * over); the CDC runner, the ingest job or the query service as it was started.
    */
   void restart(String name) throws Exception {
     synchronized (started) {

@@ -12,6 +12,8 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
+import io.evenkeel.router.memory.ByteSize;
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.FetchResponse;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
@@ -27,7 +29,9 @@ import java.util.Map;
 /**
  * One query's run against its shards: the plan's mode decides the shard calls (two phases, candidate rows, or
  * partial aggregates), then the rows are merged. Shard failures fail the query unless a partial answer is allowed;
- * then they are collected in {@link #failures()}. One instance per query.
+ * then they are collected in {@link #failures()}. The shards' answers are reserved against the query's memory
+ * budget as they come (with what is made of them), and the answer may hold at most {@code maxResultRows} rows. One
+ * instance per query.
  */
 public final class QueryExecution {
   private final ShardClients clients;
@@ -36,21 +40,42 @@ public final class QueryExecution {
   private final int[] shards;
   private final boolean allowPartial;
   private final Deadline deadline;
+  /**
+   * The heap a shard's answer takes in the service for each of its serialized bytes: the message, what is decoded
+   * from it (rows, values) and what is merged from that.
+   */
+  private static final int ANSWER_BYTES_PER_BYTE = 3;
+
   private final Evaluator evaluator = new Evaluator();
   private final List<ShardFailure> failures = new ArrayList<>();
+  private final MemoryBudget.Reservation memory;
+  private final long maxResultRows;
   private long shardSearchMicros;
 
-  public QueryExecution(ShardClients clients, QueryPlan plan, Route route, boolean allowPartial, Deadline deadline) {
+  public QueryExecution(ShardClients clients, QueryPlan plan, Route route, boolean allowPartial, Deadline deadline,
+      MemoryBudget.Reservation memory, long maxResultRows) {
     this.clients = clients;
     this.plan = plan;
     this.statement = plan.statement();
     this.shards = route.shards();
     this.allowPartial = allowPartial;
     this.deadline = deadline;
+    this.memory = memory;
+    this.maxResultRows = maxResultRows;
   }
 
-  /** The output rows, in order. */
+  /** The output rows, in order; a 400 when there are more than {@code maxResultRows}. */
   public List<List<Object>> run() {
+    List<List<Object>> rows = rows();
+    if (rows.size() > maxResultRows) {
+      throw QueryException.invalid("the answer has " + rows.size() + " rows and at most " + maxResultRows
+          + " are returned (--max-result-rows); add a LIMIT, narrow the WHERE clause, or page by a sort key (WHERE"
+          + " <sort column> > <its value in the last row> ORDER BY <sort column> LIMIT n)");
+    }
+    return rows;
+  }
+
+  private List<List<Object>> rows() {
     return switch (plan.mode()) {
       case TWO_PHASE -> twoPhase();
       case ROWS -> RowMerger.sortAndProject(fetchCandidates(), statement, evaluator);
@@ -84,7 +109,7 @@ public final class QueryExecution {
         .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
         .addAllColumns(plan.hitColumns()).setIncludeRows(rowsInHits).build();
     Map<Integer, SearchResponse> responses = search(query);
-    long wanted = statement.offset() + statement.limit();
+    long wanted = statement.end();
     if (wanted > plan.hitsPerShard()
         && responses.values().stream().anyMatch(response -> response.getHitsCount() >= plan.hitsPerShard())) {
       // Every shard that returned fewer hits than asked returned all its matches: only then is a deep page exact.
@@ -119,6 +144,7 @@ public final class QueryExecution {
     }
     ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline);
     handleFailures(fetched.failures());
+    reserve(fetched.responses().values().stream().mapToLong(FetchResponse::getSerializedSize).sum(), "fetched rows");
     Map<List<Long>, TableRow> byId = new HashMap<>();
     fetched.responses().values().forEach(response -> response.getRowsList().forEach(bytes -> {
       TableRow row = RowDecoder.decode(bytes.toByteArray());
@@ -143,8 +169,10 @@ public final class QueryExecution {
   }
 
   private List<List<Object>> aggregateOnShards() {
+    // The shards stop at the caps the merge applies: one shard over them is enough to know the answer is.
     Query query = Query.newBuilder().setFilter(plan.filter()).addAllAggregations(plan.shardAggregations())
-        .addAllGroupBy(plan.shardGroupBy()).build();
+        .addAllGroupBy(plan.shardGroupBy()).setMaxGroups(Groups.MAX_GROUPS)
+        .setMaxDistinctValues(Groups.MAX_DISTINCT_VALUES).build();
     Groups groups = new Groups(statement, plan.aggregates(), evaluator);
     search(query).values().forEach(response -> response.getBucketsList().forEach(groups::add));
     return groups.rows();
@@ -175,7 +203,21 @@ public final class QueryExecution {
     ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query);
     handleFailures(fanOut.failures());
     fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());
+    reserve(fanOut.responses().values().stream().mapToLong(SearchResponse::getSerializedSize).sum(),
+        "the shards' answers");
     return fanOut.responses();
+  }
+
+  /** Reserves what {@code serializedBytes} of shard answers take here; a 400 or 429 when over the budget. */
+  private void reserve(long serializedBytes, String what) {
+    try {
+      memory.reserve(ANSWER_BYTES_PER_BYTE * serializedBytes, String.format("%s (%s from %d shards)", what,
+          ByteSize.format(serializedBytes), shards.length));
+    } catch (MemoryBudget.Exceeded e) {
+      throw e.perRequest()
+          ? QueryException.invalid(e.getMessage() + "; add a LIMIT, narrow the WHERE clause, or page by a sort key")
+          : QueryException.overloaded(e.getMessage() + "; retry shortly");
+    }
   }
 
   private void handleFailures(List<ShardFailure> newFailures) {

@@ -1,12 +1,13 @@
 package io.evenkeel.query.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.ApiKeys;
@@ -17,6 +18,7 @@ import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
@@ -78,6 +81,8 @@ public final class SqlHttpServer implements AutoCloseable {
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .enable(DeserializationFeature.USE_LONG_FOR_INTS)
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+  /** Leaves the connection's stream to the caller, which closes it (the answer's last write) once. */
+  private static final ObjectWriter STREAMING = JSON.writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
   /** The console's files load only from here: no inline script, nothing from elsewhere. */
   private static final String CONSOLE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
 
@@ -148,6 +153,9 @@ public final class SqlHttpServer implements AutoCloseable {
     } catch (QueryException e) {
       status = e.status();
       body = error(e.status(), e.getMessage(), e.failures());
+      if (status == 429 || status == 503) {
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+      }
     } catch (ApiKeys.Unauthorized e) {
       status = 401;
       body = error(401, e.getMessage(), List.of());
@@ -160,16 +168,17 @@ public final class SqlHttpServer implements AutoCloseable {
       status = 500;
       body = error(500, "internal error: " + e, List.of());
     }
-    String json;
-    try {
-      json = JSON.writeValueAsString(body);
-    } catch (IOException e) {
-      status = 500;
-      json = "{\"status\":500,\"error\":\"cannot write the answer as JSON\"}";
-    }
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
-    Content.Sink.write(response, true, json, callback);
+    // Written as it is made, straight to the connection: a large answer is never one string or tree in the heap.
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      STREAMING.writeValue(out, body);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("writing the answer to {} {} failed: {}", request.getMethod(), request.getHttpURI(), e.toString());
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
   }
 
   private Object route(Request request) throws IOException {
@@ -182,8 +191,10 @@ public final class SqlHttpServer implements AutoCloseable {
       }
       case "/refresh" -> {
         requireMethod(method, "POST", path);
-        access(request);
-        return Map.of("shards", service.refresh());
+        if (!access(request).isAdmin()) {
+          throw QueryException.forbidden("/refresh makes every tenant's writes searchable: it needs an admin key");
+        }
+        return admitted(() -> Map.of("shards", service.refresh()));
       }
       case "/health" -> {
         requireMethod(method, "GET", path);
@@ -257,36 +268,21 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     List<Object> params = params(body.path("params"));
     boolean allowPartial = body.path("allow_partial").asBoolean(false);
-    QueryResult result;
+    QueryResult result = admitted(() -> service.execute(body.get("sql").asText(), params, allowPartial, access));
+    return SqlAnswer.of(result);
+  }
+
+  /** Runs {@code work} in one of the query slots, or answers 503 at once when all are taken. */
+  private <T> T admitted(Supplier<T> work) {
     if (!running.tryAcquire()) {
       throw QueryException.busy("the service is running " + maxConcurrentQueries + " queries, as many as it may "
           + "(--max-concurrent-queries); retry shortly");
     }
     try {
-      result = service.execute(body.get("sql").asText(), params, allowPartial, access);
+      return work.get();
     } finally {
       running.release();
     }
-    ObjectNode answer = JSON.createObjectNode();
-    answer.set("columns", JSON.valueToTree(result.columns()));
-    ArrayNode rows = answer.putArray("rows");
-    for (List<Object> row : result.rows()) {
-      rows.add(JSON.valueToTree(row));
-    }
-    answer.put("took_ms", result.tookMs());
-    ObjectNode shards = answer.putObject("shards");
-    shards.put("total", result.shardsTotal());
-    shards.put("succeeded", result.shardsSucceeded());
-    shards.put("failed", result.failures().size());
-    if (result.partial()) {
-      answer.put("partial", true);
-      shards.set("failures", JSON.valueToTree(result.failures()));
-    }
-    if (result.staleRules() != null) {
-      answer.put("possibly_stale", true);
-      answer.put("stale_reason", result.staleRules());
-    }
-    return answer;
   }
 
   private static List<Object> params(JsonNode node) {

@@ -24,6 +24,8 @@ import java.util.Map;
 public final class Groups {
   /** Groups a query may make: each is held in the service until the end of the merge. */
   public static final int MAX_GROUPS = 100_000;
+  /** The most distinct values one COUNT(DISTINCT ...) counts in one group. */
+  public static final int MAX_DISTINCT_VALUES = Accumulator.MAX_DISTINCT_VALUES;
 
   private final SelectStatement statement;
   private final List<Expr.Aggregate> aggregates;

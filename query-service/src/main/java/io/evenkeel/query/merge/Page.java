@@ -8,7 +8,7 @@ final class Page {
 
   static <T> List<T> slice(List<T> sorted, long offset, Long limit) {
     int from = (int) Math.min(sorted.size(), offset);
-    int to = limit == null ? sorted.size() : (int) Math.min(sorted.size(), from + limit);
+    int to = limit == null ? sorted.size() : (int) Math.min(sorted.size() - from, limit) + from;
     return sorted.subList(from, to);
   }
 }

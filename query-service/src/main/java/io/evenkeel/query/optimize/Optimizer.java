@@ -60,7 +60,7 @@ public final class Optimizer {
     int hits = 0;
     if (twoPhase) {
       // Deeper pages are answered when no shard has more matches than this (QueryExecution checks).
-      hits = (int) Math.min(statement.offset() + statement.limit(), MAX_HITS_PER_SHARD);
+      hits = (int) Math.min(statement.end(), MAX_HITS_PER_SHARD);
     }
     return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
         twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits,

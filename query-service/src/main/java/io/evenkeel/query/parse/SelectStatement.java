@@ -27,6 +27,14 @@ public record SelectStatement(
     orderBy = List.copyOf(orderBy);
   }
 
+  /**
+   * OFFSET + LIMIT: the rows a page reaches to, at most {@link Long#MAX_VALUE} (MySQL's idiom for "every row after the
+   * offset" is LIMIT 18446744073709551615); null without a LIMIT.
+   */
+  public Long end() {
+    return limit == null ? null : limit > Long.MAX_VALUE - offset ? Long.MAX_VALUE : offset + limit;
+  }
+
   /** Whether rows are combined into groups: aggregates, GROUP BY, HAVING or DISTINCT. */
   public boolean isAggregate() {
     return distinct || !groupBy.isEmpty() || having != null

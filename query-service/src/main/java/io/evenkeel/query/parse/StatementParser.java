@@ -32,6 +32,7 @@ import org.apache.calcite.sql.validate.SqlConformanceEnum;
  * them. Columns are checked against {@link TransactionLogsTable}; {@code ?} parameters are bound from {@code params}.
  */
 public final class StatementParser {
+  private static final BigDecimal MAX_UNSIGNED_64 = new BigDecimal("18446744073709551615");
   private static final SqlParser.Config CONFIG =
       SqlParser.config().withLex(Lex.MYSQL).withConformance(SqlConformanceEnum.MYSQL_5);
   private static final Pattern EXPLAIN = Pattern.compile("(?is)^\\s*EXPLAIN\\s+(.*)$");
@@ -285,14 +286,19 @@ public final class StatementParser {
         + value);
   }
 
+  /**
+   * A LIMIT or OFFSET: as in MySQL, any unsigned 64-bit integer. Past {@link Long#MAX_VALUE} it counts as that: no
+   * table holds more rows, so the answer is the same.
+   */
   private static long count(SqlNode node, String clause) {
     if (node instanceof SqlNumericLiteral number && number.isExact()) {
       BigDecimal value = number.getValueAs(BigDecimal.class);
-      if (value.signum() >= 0 && value.scale() <= 0 && value.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0) {
-        return value.longValueExact();
+      if (value.signum() >= 0 && value.scale() <= 0 && value.compareTo(MAX_UNSIGNED_64) <= 0) {
+        return value.min(BigDecimal.valueOf(Long.MAX_VALUE)).longValueExact();
       }
     }
-    throw QueryException.invalid(clause + " takes a non-negative integer; got: " + node);
+    throw QueryException.invalid(clause + " takes an integer from 0 to " + MAX_UNSIGNED_64.toPlainString()
+        + "; got: " + node);
   }
 
   private static String firstLine(String message) {

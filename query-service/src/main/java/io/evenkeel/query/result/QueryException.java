@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * Why a query got no (complete) answer, with the HTTP status it maps to: 400 for SQL that is invalid or outside the
  * supported dialect (the message names the construct), 403 when the caller's key may not read what the query names,
- * 503 when the service runs as many queries as it may, 504 when shards did not answer in time or at all (the
- * failures name each shard and its reason).
+ * 429 when the memory the running queries hold leaves none for this one (here or on a shard server), 503 when the
+ * service runs as many queries as it may, 504 when shards did not answer in time or at all (the failures name each
+ * shard and its reason).
  */
 public final class QueryException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -33,6 +34,14 @@ public final class QueryException extends RuntimeException {
   /** 403: the caller's key may not read what the query names. */
   public static QueryException forbidden(String message) {
     return new QueryException(403, message, List.of());
+  }
+
+  /**
+   * 429: the queries running now hold the memory this one needs (in the service or on a shard server); the caller
+   * may retry shortly.
+   */
+  public static QueryException overloaded(String message) {
+    return new QueryException(429, message, List.of());
   }
 
   /** 503: the service is running as many queries as it may at once; the caller may retry shortly. */

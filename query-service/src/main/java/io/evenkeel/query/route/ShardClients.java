@@ -1,6 +1,8 @@
 package io.evenkeel.query.route;
 
+import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.MoreExecutors;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.router.client.ClientTls;
@@ -38,10 +40,14 @@ import java.util.function.IntFunction;
  * Calls shards in parallel, one call per server the placement names as primary of some of them (carrying all of
  * that server's shards: a loopback call costs about as much as a small shard search), all under one deadline. A shard
  * that does not answer in time, is unreachable or has no known primary is a {@link ShardFailure}; the caller decides
- * whether a partial answer will do. A shard that rejects the query as invalid makes the whole query a 400.
+ * whether a partial answer will do. A shard that rejects the query as invalid (or too large for its memory budget)
+ * makes the whole query a 400, one whose server's reads hold all the memory they may a 429: the answers are taken as
+ * they come, so such a refusal ends the query at once, and the calls still running are cancelled.
  */
 public final class ShardClients implements AutoCloseable {
   private static final long MAX_PAUSE_MS = 400;
+  /** How a shard server's refusal for its memory budget begins. */
+  private static final String MEMORY_REFUSAL = "shard server memory: ";
   /**
    * What a server that answers says of a shard whose copy is changing place: NOT_FOUND, it holds none (released, or
    * not opened yet); UNAVAILABLE for that shard alone, its copy is closing or reopening in another role. A whole call
@@ -62,6 +68,24 @@ public final class ShardClients implements AutoCloseable {
 
   /** The answers that came, by shard, and the shards that failed. */
   public record FanOut<T>(Map<Integer, T> responses, List<ShardFailure> failures) {}
+
+  /** One server's answer to a call, or why the call failed. */
+  private record Outcome<R>(ShardAddress server, R response, Throwable failure) {}
+
+  /**
+   * Ends the query when {@code who} refused it for a reason no other shard's answer changes: INVALID_ARGUMENT (the
+   * query is invalid, or too large for the server's memory budget: a 400) or RESOURCE_EXHAUSTED (the server's reads
+   * hold all the memory they may: a 429, to retry).
+   */
+  private static void refuseIfTheQueryMust(Status.Code code, String who, String reason) {
+    if (code == Status.Code.INVALID_ARGUMENT) {
+      throw QueryException.invalid(who + " rejected the query: " + reason + (reason.startsWith(MEMORY_REFUSAL)
+          ? "; add a LIMIT, narrow the WHERE clause, or page by a sort key" : ""));
+    }
+    if (code == Status.Code.RESOURCE_EXHAUSTED) {
+      throw QueryException.overloaded(who + " is busy: " + reason + "; retry shortly");
+    }
+  }
 
   /** One shard's part of a server's answer: its response, or why it failed. */
   private record ShardResult<T>(int shard, ShardError error, T response) {}
@@ -154,53 +178,69 @@ public final class ShardClients implements AutoCloseable {
       }
       byServer.computeIfAbsent(address.get(), a -> new ArrayList<>()).add(shard);
     }
-    Map<ShardAddress, ListenableFuture<R>> pending = new LinkedHashMap<>();
-    byServer.forEach((address, serverShards) -> pending.put(address,
-        call.apply(cluster.futureStub(address).withDeadline(deadline), serverShards)));
-    for (Map.Entry<ShardAddress, ListenableFuture<R>> entry : pending.entrySet()) {
-      String address = entry.getKey().toString();
-      List<Integer> serverShards = byServer.get(entry.getKey());
-      try {
-        // gRPC fails the call at the deadline; the extra second only guards against a lost callback.
-        long waitMs = Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 1_000;
-        for (ShardResult<T> result : results.apply(entry.getValue().get(waitMs, TimeUnit.MILLISECONDS))) {
-          if (result.error() == null) {
-            answered.put(result.shard(), result.response());
-          } else if (result.error().getCode().equals(Status.Code.INVALID_ARGUMENT.name())) {
-            throw QueryException.invalid("shard " + result.shard() + " rejected the query: "
+    List<ListenableFuture<R>> calls = new ArrayList<>();
+    List<ListenableFuture<Outcome<R>>> outcomes = new ArrayList<>();
+    byServer.forEach((address, serverShards) -> {
+      ListenableFuture<R> future = call.apply(cluster.futureStub(address).withDeadline(deadline), serverShards);
+      calls.add(future);
+      outcomes.add(Futures.catching(Futures.transform(future, r -> new Outcome<>(address, r, null),
+          MoreExecutors.directExecutor()), Throwable.class, e -> new Outcome<>(address, null, e),
+          MoreExecutors.directExecutor()));
+    });
+    try {
+      for (ListenableFuture<Outcome<R>> next : Futures.inCompletionOrder(outcomes)) {
+        Outcome<R> outcome;
+        try {
+          // gRPC fails the call at the deadline; the extra second only guards against a lost callback.
+          outcome = next.get(Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 1_000,
+              TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+          break;
+        }
+        String address = outcome.server().toString();
+        List<Integer> serverShards = byServer.remove(outcome.server());
+        if (outcome.failure() == null) {
+          for (ShardResult<T> result : results.apply(outcome.response())) {
+            if (result.error() == null) {
+              answered.put(result.shard(), result.response());
+              continue;
+            }
+            Status.Code code = Status.Code.valueOf(result.error().getCode());
+            refuseIfTheQueryMust(code, "shard " + result.shard(), result.error().getMessage());
+            ShardFailure failure = new ShardFailure(result.shard(), address, code + ": "
                 + result.error().getMessage());
-          } else {
-            ShardFailure failure = new ShardFailure(result.shard(), address, result.error().getCode() + ": "
-                + result.error().getMessage());
-            if (MOVING_SHARD.contains(Status.Code.valueOf(result.error().getCode()))) {
+            if (MOVING_SHARD.contains(code)) {
               moving.put(result.shard(), failure);
             } else {
               failures.add(failure);
             }
           }
-        }
-      } catch (ExecutionException e) {
-        Status status = Status.fromThrowable(e.getCause());
-        if (status.getCode() == Status.Code.INVALID_ARGUMENT) {
-          throw QueryException.invalid("shard server " + address + " rejected the query: " + status.getDescription());
-        }
-        String reason = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
-        for (int shard : serverShards) {
-          ShardFailure failure = new ShardFailure(shard, address, reason);
-          if (MOVING_CALL.contains(status.getCode())) {
-            moving.put(shard, failure);
-          } else {
-            failures.add(failure);
+        } else {
+          Status status = Status.fromThrowable(outcome.failure());
+          refuseIfTheQueryMust(status.getCode(), "shard server " + address, status.getDescription());
+          String reason = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+          for (int shard : serverShards) {
+            ShardFailure failure = new ShardFailure(shard, address, reason);
+            if (MOVING_CALL.contains(status.getCode())) {
+              moving.put(shard, failure);
+            } else {
+              failures.add(failure);
+            }
           }
         }
-      } catch (TimeoutException e) {
-        entry.getValue().cancel(true);
-        serverShards.forEach(shard -> failures.add(new ShardFailure(shard, address, "no answer before the deadline")));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for shard server " + address, e);
       }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a shard call's outcome failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the shard servers", e);
+    } finally {
+      // Refused, interrupted or past the deadline: the servers still working for this query stop.
+      calls.forEach(pending -> pending.cancel(true));
     }
+    // Servers whose answer never came (the callback was lost past the deadline).
+    byServer.forEach((address, serverShards) -> serverShards.forEach(shard ->
+        failures.add(new ShardFailure(shard, address.toString(), "no answer before the deadline"))));
     return moving;
   }
 

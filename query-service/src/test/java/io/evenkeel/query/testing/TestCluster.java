@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
@@ -197,9 +198,17 @@ public final class TestCluster implements AutoCloseable {
     return client;
   }
 
+  /** A service with the defaults but what {@code options} sets (its budgets, its deadline). */
+  public SqlClient startService(UnaryOperator<QueryService.Builder> options) throws Exception {
+    return serve(options.apply(builder()).build(), null, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
+  }
+
   private QueryService newService(OptimizerSettings settings, Duration deadline) {
-    return QueryService.builder().placement(placement()).routingPolicy(() -> policy)
-        .optimizer(settings).deadline(deadline).build();
+    return builder().optimizer(settings).deadline(deadline).build();
+  }
+
+  private QueryService.Builder builder() {
+    return QueryService.builder().placement(placement()).routingPolicy(() -> policy);
   }
 
   private SqlClient serve(QueryService service, Console console, ApiKeys keys, int maxConcurrentQueries)

@@ -10,6 +10,7 @@ import io.evenkeel.schemas.shard.FetchShardsResponse;
 import io.evenkeel.schemas.shard.RefreshShardsRequest;
 import io.evenkeel.schemas.shard.RefreshShardsResponse;
 import io.evenkeel.schemas.shard.RowId;
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.SearchShardsRequest;
@@ -76,10 +77,20 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       });
 
   private final IntFunction<ShardCopy> shards;
+  private final MemoryBudget memory;
 
   /** {@code shards} returns the hosted copy of a shard or throws {@link UnknownShardException}. */
   public ShardGrpcService(IntFunction<ShardCopy> shards) {
+    this(shards, MemoryBudget.unlimited());
+  }
+
+  /**
+   * With reads bounded by {@code memory}: each search or fetch call (all its shards together) reserves what it builds
+   * and answers, and is refused once over the request's or the server's limit.
+   */
+  public ShardGrpcService(IntFunction<ShardCopy> shards, MemoryBudget memory) {
     this.shards = shards;
+    this.memory = memory;
   }
 
   private Shard primary(int shard) {
@@ -115,34 +126,43 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
 
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> response) {
-    answer(response, () -> search(request.getShard(), request.getQuery()));
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      answer(response, () -> search(request.getShard(), request.getQuery(), reserved));
+    }
   }
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FetchResponse> response) {
-    answer(response, () -> fetch(request));
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      answer(response, () -> fetch(request, reserved));
+    }
   }
 
+  /** All the call's shards share one reservation: together they make one answer. */
   @Override
   public void searchShards(SearchShardsRequest request, StreamObserver<SearchShardsResponse> response) {
-    answer(response, () -> SearchShardsResponse.newBuilder()
-        .addAllResults(inParallel(request.getShardsList(), shard -> {
-          ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
-          ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery())));
-          return (error == null ? result : result.setError(error)).build();
-        }))
-        .build());
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      answer(response, () -> SearchShardsResponse.newBuilder()
+          .addAllResults(inParallel(request.getShardsList(), shard -> {
+            ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
+            ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery(), reserved)));
+            return (error == null ? result : result.setError(error)).build();
+          }))
+          .build());
+    }
   }
 
   @Override
   public void fetchShards(FetchShardsRequest request, StreamObserver<FetchShardsResponse> response) {
-    answer(response, () -> FetchShardsResponse.newBuilder()
-        .addAllResults(inParallel(request.getRequestsList(), one -> {
-          ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
-          ShardError error = perShard(() -> result.setResponse(fetch(one)));
-          return (error == null ? result : result.setError(error)).build();
-        }))
-        .build());
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      answer(response, () -> FetchShardsResponse.newBuilder()
+          .addAllResults(inParallel(request.getRequestsList(), one -> {
+            ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
+            ShardError error = perShard(() -> result.setResponse(fetch(one, reserved)));
+            return (error == null ? result : result.setError(error)).build();
+          }))
+          .build());
+    }
   }
 
   /**
@@ -162,28 +182,32 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     return futures.stream().map(CompletableFuture::join).toList();
   }
 
-  private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query) throws IOException {
+  private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
+      MemoryBudget.Reservation reserved) throws IOException {
     ShardCopy shard = shards.apply(shardId);
     var searchers = shard.searchers();
     IndexSearcher searcher = searchers.acquire();
     try {
-      // The caller's deadline (the query service sends what is left of its own) bounds the work, not only the wait.
-      Deadline deadline = Context.current().getDeadline();
-      return ShardSearch.run(deadline == null ? searcher
-          : ShardSearcher.until(searcher, System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS)),
-          query);
+      // The caller's deadline (the query service sends what is left of its own) bounds the work, not only the wait;
+      // so does the caller's cancellation (it gave up: another shard refused the query).
+      Context context = Context.current();
+      Deadline deadline = context.getDeadline();
+      return ShardSearch.run(ShardSearcher.until(searcher, deadline == null ? Long.MAX_VALUE
+          : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), context::isCancelled), query, reserved);
     } finally {
       searchers.release(searcher);
     }
   }
 
-  private FetchResponse fetch(FetchRequest request) throws IOException {
+  private FetchResponse fetch(FetchRequest request, MemoryBudget.Reservation reserved) throws IOException {
     List<RowKey> keys = new ArrayList<>(request.getIdsCount());
     for (RowId id : request.getIdsList()) {
       keys.add(new RowKey(id.getTenantId(), id.getRowId()));
     }
     FetchResponse.Builder rows = FetchResponse.newBuilder();
     for (byte[] row : shards.apply(request.getShard()).fetch(keys)) {
+      // The row read, then its copy in the answer.
+      reserved.reserve(2L * row.length, String.format("%,d fetched rows", rows.getRowsCount() + 1));
       rows.addRows(com.google.protobuf.ByteString.copyFrom(row));
     }
     return rows.build();
@@ -244,6 +268,11 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   }
 
   private static Status status(Exception e) {
+    if (e instanceof MemoryBudget.Exceeded exceeded) {
+      // Too large a request is the caller's to narrow (INVALID_ARGUMENT: a 400); a busy server, a retry's later.
+      return (exceeded.perRequest() ? Status.INVALID_ARGUMENT : Status.RESOURCE_EXHAUSTED)
+          .withDescription("shard server memory: " + e.getMessage());
+    }
     if (diskFull(e)) {
       return Status.RESOURCE_EXHAUSTED.withDescription("the shard server's disk is full: " + e.getMessage());
     }

@@ -1,6 +1,7 @@
 package io.evenkeel.shard.index;
 
 import java.io.IOException;
+import java.util.function.BooleanSupplier;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.BulkScorer;
@@ -31,7 +32,7 @@ public final class ShardSearcher extends IndexSearcher {
     return new SearcherFactory() {
       @Override
       public IndexSearcher newSearcher(IndexReader reader, IndexReader previousReader) {
-        ShardSearcher searcher = new ShardSearcher(reader, Long.MAX_VALUE);
+        ShardSearcher searcher = new ShardSearcher(reader, Long.MAX_VALUE, NEVER);
         searcher.setQueryCachingPolicy(policy);
         return searcher;
       }
@@ -41,12 +42,17 @@ public final class ShardSearcher extends IndexSearcher {
   /** Documents scored between two looks at the clock. */
   private static final int DOCS_PER_CHECK = 1 << 14;
 
+  private static final BooleanSupplier NEVER = () -> false;
+
   /** {@link System#nanoTime()} after which a search stops; {@code Long.MAX_VALUE}: never. */
   private final long deadlineNanos;
+  /** Whether the caller gave up: the search stops at its next look at the clock. */
+  private final BooleanSupplier cancelled;
 
-  private ShardSearcher(IndexReader reader, long deadlineNanos) {
+  private ShardSearcher(IndexReader reader, long deadlineNanos, BooleanSupplier cancelled) {
     super(reader);
     this.deadlineNanos = deadlineNanos;
+    this.cancelled = cancelled;
   }
 
   /**
@@ -54,7 +60,12 @@ public final class ShardSearcher extends IndexSearcher {
    * still running then stops with {@link SearchTimeoutException}, so a caller that has given up costs no more CPU.
    */
   public static IndexSearcher until(IndexSearcher searcher, long deadlineNanos) {
-    ShardSearcher bounded = new ShardSearcher(searcher.getIndexReader(), deadlineNanos);
+    return until(searcher, deadlineNanos, NEVER);
+  }
+
+  /** As {@link #until(IndexSearcher, long)}, and stopped as well once {@code cancelled} says so. */
+  public static IndexSearcher until(IndexSearcher searcher, long deadlineNanos, BooleanSupplier cancelled) {
+    ShardSearcher bounded = new ShardSearcher(searcher.getIndexReader(), deadlineNanos, cancelled);
     bounded.setQueryCachingPolicy(searcher.getQueryCachingPolicy());
     bounded.setQueryCache(searcher.getQueryCache());
     bounded.setSimilarity(searcher.getSimilarity());
@@ -83,7 +94,7 @@ public final class ShardSearcher extends IndexSearcher {
       return;
     }
     try {
-      if (deadlineNanos == Long.MAX_VALUE) {
+      if (deadlineNanos == Long.MAX_VALUE && cancelled == NEVER) {
         scorer.score(leafCollector, context.reader().getLiveDocs());
       } else {
         // In windows of documents, looking at the clock between them.
@@ -92,6 +103,10 @@ public final class ShardSearcher extends IndexSearcher {
           if (System.nanoTime() - deadlineNanos > 0) {
             throw new SearchTimeoutException("the search passed its deadline in segment " + context.ord + " of "
                 + leafContexts.size() + " and was stopped");
+          }
+          if (cancelled.getAsBoolean()) {
+            throw new SearchTimeoutException("the caller cancelled the search (segment " + context.ord + " of "
+                + leafContexts.size() + ")");
           }
           from = scorer.score(leafCollector, context.reader().getLiveDocs(), from,
               (int) Math.min(maxDoc, (long) from + DOCS_PER_CHECK));

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.search;
 
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
@@ -25,14 +26,31 @@ import org.apache.lucene.search.SimpleCollector;
  * Aggregates matching rows per group from doc values: COUNT, SUM (exact, as a long until it would overflow, then a
  * BigInteger), MIN, MAX, AVG (as sum and count, so shards merge exactly) and the distinct values (for an exact COUNT
  * DISTINCT across shards). NULL forms its own group; an aggregate without groups over no rows still gives one bucket.
+ * Every group and distinct value is reserved against the request's memory budget as it is made, with room for its
+ * bucket in the answer; the query's group and distinct-value caps are checked there too.
  */
 final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bucket>> {
+  /** Reservations are taken in steps of this much, not per group: the budget is shared by every request. */
+  private static final long RESERVE_STEP = 64 * 1024;
+
   private final List<Column> groupBy;
   private final List<Aggregation> aggregations;
   /** The column each aggregation reads; null for COUNT(*). */
   private final List<Column> inputs;
+  private final int maxGroups;
+  private final int maxDistinctValues;
+  private final MemoryBudget.Reservation memory;
 
-  Aggregator(List<String> groupBy, List<Aggregation> aggregations) {
+  Aggregator(io.evenkeel.schemas.shard.Query query, MemoryBudget.Reservation memory) {
+    this(query.getGroupByList(), query.getAggregationsList(), query.getMaxGroups(), query.getMaxDistinctValues(),
+        memory);
+  }
+
+  Aggregator(List<String> groupBy, List<Aggregation> aggregations, int maxGroups, int maxDistinctValues,
+      MemoryBudget.Reservation memory) {
+    this.maxGroups = maxGroups <= 0 ? Integer.MAX_VALUE : maxGroups;
+    this.maxDistinctValues = maxDistinctValues <= 0 ? Integer.MAX_VALUE : maxDistinctValues;
+    this.memory = memory;
     this.groupBy = new ArrayList<>();
     for (String name : groupBy) {
       Column column = TransactionLogsTable.require(name);
@@ -68,8 +86,25 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     return column;
   }
 
+  /** A distinct value's entry in its set and its copy in the answer, besides the value itself. */
+  private static final long DISTINCT_VALUE_BYTES = 2 * 48;
+
+  /** The heap a group key's value takes (a boxed long, or a string), twice: once in the map, once in the answer. */
+  private static long bytes(Object value) {
+    if (value instanceof String text) {
+      return 2 * (48 + 2L * text.length());
+    }
+    return value == null ? 0 : 2 * 24;
+  }
+
+  /** The heap one group takes besides its key's values: its map entry, accumulators and bucket. */
+  private long groupBytes() {
+    return 2 * (160 + 64L * aggregations.size());
+  }
+
   /** Per-group running values. */
   private final class Accumulator {
+    private final Collector collector;
     long docCount;
     final long[] counts = new long[aggregations.size()];
     final long[] sums = new long[aggregations.size()];
@@ -78,7 +113,8 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     final Object[] maxes = new Object[aggregations.size()];
     final List<Set<Object>> distinct = new ArrayList<>();
 
-    Accumulator() {
+    Accumulator(Collector collector) {
+      this.collector = collector;
       for (int i = 0; i < aggregations.size(); i++) {
         distinct.add(aggregations.get(i).getFunction() == Aggregation.Function.DISTINCT_VALUES ? new HashSet<>() : null);
       }
@@ -101,8 +137,14 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       if (maxes[i] == null || compare(value, maxes[i]) > 0) {
         maxes[i] = value;
       }
-      if (distinct.get(i) != null) {
-        distinct.get(i).add(value);
+      if (distinct.get(i) != null && distinct.get(i).add(value)) {
+        if (distinct.get(i).size() > maxDistinctValues) {
+          throw new IllegalArgumentException(aggregations.get(i).getFunction() + "(" + aggregations.get(i).getField()
+              + ") collects more than " + maxDistinctValues + " distinct values in one group on this shard alone;"
+              + " at most " + maxDistinctValues + " per aggregate");
+        }
+        collector.distinctValues++;
+        collector.account(DISTINCT_VALUE_BYTES + bytes(value));
       }
     }
 
@@ -120,6 +162,22 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private final Map<List<Object>, Accumulator> groups = new LinkedHashMap<>();
     private ColumnReader[] groupReaders;
     private ColumnReader[] inputReaders;
+    private long distinctValues;
+    /** Accounted, not yet reserved. */
+    private long pending;
+
+    void account(long bytes) {
+      pending += bytes;
+      if (bytes >= 0 && pending >= RESERVE_STEP) {
+        reservePending();
+      }
+    }
+
+    void reservePending() {
+      long bytes = pending;
+      pending = 0;
+      memory.reserve(bytes, String.format("%,d groups and %,d distinct values", groups.size(), distinctValues));
+    }
 
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
@@ -139,7 +197,21 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       for (int i = 0; i < key.length; i++) {
         key[i] = groupReaders[i].read(doc);
       }
-      Accumulator accumulator = groups.computeIfAbsent(Arrays.asList(key), k -> new Accumulator());
+      List<Object> groupKey = Arrays.asList(key);
+      Accumulator accumulator = groups.get(groupKey);
+      if (accumulator == null) {
+        if (groups.size() >= maxGroups) {
+          throw new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
+              + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
+        }
+        accumulator = new Accumulator(this);
+        groups.put(groupKey, accumulator);
+        long bytes = groupBytes();
+        for (Object value : key) {
+          bytes += bytes(value);
+        }
+        account(bytes);
+      }
       accumulator.docCount++;
       for (int i = 0; i < inputReaders.length; i++) {
         if (inputReaders[i] == null) {
@@ -168,10 +240,11 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   public List<Bucket> reduce(Collection<Collector> collectors) {
     Map<List<Object>, Accumulator> merged = new LinkedHashMap<>();
     for (Collector collector : collectors) {
+      collector.reservePending();
       collector.groups.forEach((key, acc) -> merged.merge(key, acc, this::merge));
     }
     if (merged.isEmpty() && groupBy.isEmpty()) {
-      merged.put(List.of(), new Accumulator());
+      merged.put(List.of(), new Accumulator(newCollector()));
     }
     List<Bucket> buckets = new ArrayList<>(merged.size());
     merged.forEach((key, acc) -> buckets.add(bucket(key, acc)));

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.search;
 
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Hit;
@@ -26,17 +27,31 @@ public final class ShardSearch {
   /** The most hits one request may ask for (offset included: deeper pages need a narrower query). */
   public static final int MAX_HITS = 100_000;
 
+  /** A hit's heap besides its row: its queue entry, its message and its sort values. */
+  private static final long HIT_BYTES = 160;
+
   private static final Column TENANT_ID = TransactionLogsTable.require("tenant_id");
   private static final Column ROW_ID = TransactionLogsTable.require("row_id");
 
   private ShardSearch() {}
 
-  /**
-   * Runs a query. A filter on an attribute key ({@code attr.<key>}) reads the key's field in documents indexed while
-   * it was hot and scans the stored rows of the others ({@link QueryTranslator}).
-   */
+  /** Runs a query without a memory bound (tests, and callers that bound the query themselves). */
   public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request)
       throws IOException {
+    try (MemoryBudget.Reservation memory = MemoryBudget.unlimited().open()) {
+      return run(searcher, request, memory);
+    }
+  }
+
+  /**
+   * Runs a query, reserving what it builds (groups, the hits' queue, the rows it returns) against {@code memory} as
+   * it goes. A filter on an attribute key ({@code attr.<key>}) reads the key's field in documents indexed while it
+   * was hot and scans the stored rows of the others ({@link QueryTranslator}).
+   *
+   * @throws MemoryBudget.Exceeded when the reservation would pass a limit
+   */
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
+      MemoryBudget.Reservation memory) throws IOException {
     long started = System.nanoTime();
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
@@ -47,18 +62,26 @@ public final class ShardSearch {
     List<Column> columns = DocValuesColumns.require(request.getColumnsList());
     Sort sort = sort(request, sortColumns);
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0) {
-      response.addAllBuckets(searcher.search(query, new Aggregator(request.getGroupByList(),
-          request.getAggregationsList())));
+      response.addAllBuckets(searcher.search(query, new Aggregator(request, memory)));
     }
     if (request.getLimit() > 0) {
+      // The top-hits queue's array is allocated whole (never longer than the shard has documents); its entries only
+      // for the hits that match.
+      long queue = Math.min(request.getLimit(), Math.max(1, searcher.getIndexReader().maxDoc()));
+      memory.reserve(8 * queue, String.format("a queue of the top %,d hits", queue));
       ScoreDoc[] top = request.getOrderedByComposite()
           ? CompositeOrderSearch.topHits(searcher, request, sort).toArray(ScoreDoc[]::new)
           : searcher.search(query, request.getLimit(), sort).scoreDocs;
+      memory.reserve((long) top.length * HIT_BYTES, String.format("%,d hits", top.length));
       StoredFields stored = request.getIncludeRows() ? searcher.storedFields() : null;
       List<List<Value>> hitColumns = columns.isEmpty() ? null : DocValuesColumns.read(searcher.getIndexReader(),
           Arrays.stream(top).mapToInt(doc -> doc.doc).toArray(), columns);
       for (int i = 0; i < top.length; i++) {
         Hit.Builder hit = hit((FieldDoc) top[i], sortColumns, stored);
+        if (stored != null) {
+          // The row's bytes, in the hit and again in the serialized answer.
+          memory.reserve(2L * hit.getRow().size(), String.format("the stored rows of %,d hits", i + 1));
+        }
         response.addHits(hitColumns == null ? hit : hit.addAllColumns(hitColumns.get(i)));
       }
     }

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.shard.cluster.ShardHolder;
 import io.evenkeel.shard.engine.ReplicaShard;
@@ -46,6 +47,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardServer.class);
   /** Large write batches exceed gRPC's default 4 MiB. */
   static final int MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+  public static final String MEMORY_FLAG = "--read-memory";
+  public static final String REQUEST_MEMORY_FLAG = "--request-read-memory";
 
   private enum State { LATENT, STARTED, CLOSED }
 
@@ -64,6 +67,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   private final Path dataDirectory;
   private final Set<Integer> shardIds;
   private final ShardSettings settings;
+  /** What searches and fetches may hold: each call, and all of them together. */
+  private volatile MemoryBudget readMemory = MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
   private final InetSocketAddress address;
   private final ServerTls tls;
   private final Map<Integer, String> replicaOf;
@@ -131,11 +136,11 @@ public final class ShardServer implements ShardHolder, Closeable {
         .maxInboundMessageSize(MAX_MESSAGE_BYTES);
     ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica);
     if (tls == null) {
-      builder.addService(new ShardGrpcService(this::shard));
+      builder.addService(new ShardGrpcService(this::shard, readMemory));
       builder.addService(replication);
     } else {
       WriterCheck check = new WriterCheck(tls.writers(), tls.peers());
-      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard), check));
+      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard, readMemory), check));
       builder.addService(ServerInterceptors.intercept(replication, check));
     }
     server = builder.build().start();
@@ -164,6 +169,14 @@ public final class ShardServer implements ShardHolder, Closeable {
   @Override
   public String address() {
     return self;
+  }
+
+  /** Bounds what searches and fetches hold ({@link #MEMORY_FLAG}, {@link #REQUEST_MEMORY_FLAG}); before start. */
+  public void readMemory(MemoryBudget budget) {
+    if (state.get() != State.LATENT) {
+      throw new IllegalStateException("the read memory budget is set before the server starts");
+    }
+    this.readMemory = budget;
   }
 
   @Override

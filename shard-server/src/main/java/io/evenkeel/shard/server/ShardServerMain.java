@@ -1,6 +1,8 @@
 package io.evenkeel.shard.server;
 
 import io.evenkeel.router.attributes.HotAttributeList;
+import io.evenkeel.router.memory.ByteSize;
+import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.cluster.ClusterMember;
@@ -144,6 +146,16 @@ public final class ShardServerMain implements Callable<Integer> {
   @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "The CA that signs the clients' certificates.")
   Path tlsClientCa;
 
+  @Option(names = ShardServer.MEMORY_FLAG, paramLabel = "SIZE", description = "The heap all searches and fetches "
+      + "together may hold (their groups, hits and answers), e.g. 200m; over it a call is refused as busy"
+      + " (default: 40% of the heap).")
+  String readMemory;
+
+  @Option(names = ShardServer.REQUEST_MEMORY_FLAG, paramLabel = "SIZE", description = "The heap one search or fetch"
+      + " call may hold; over it the query is refused as too large (default: 64m, at most " + ShardServer.MEMORY_FLAG
+      + ").")
+  String requestReadMemory;
+
   @Option(names = "--writers", defaultValue = "ingest", split = ",",
       description = "With TLS: the client certificates' common names that may call Write; the others may only read"
           + " (default: ${DEFAULT-VALUE}).")
@@ -207,6 +219,9 @@ public final class ShardServerMain implements Callable<Integer> {
     // With ZooKeeper the cluster state decides what to hold; --shards only lays out shards it does not know yet.
     ShardServer server = new ShardServer(dataDir, zookeeper == null ? primaries : Set.of(), replicaShards,
         parseCopies(waitForCopies), settings, new InetSocketAddress(host, port), tls);
+    server.readMemory(MemoryBudget.of(readMemory == null ? null : ByteSize.parse(readMemory),
+        requestReadMemory == null ? null : ByteSize.parse(requestReadMemory), ShardServer.MEMORY_FLAG,
+        ShardServer.REQUEST_MEMORY_FLAG));
     if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
           + " it can read, overwrite or delete any tenant's rows");
