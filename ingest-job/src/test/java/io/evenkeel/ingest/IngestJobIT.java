@@ -498,8 +498,8 @@ class IngestJobIT {
 
   /**
    * Waits until the shards hold exactly the expected rows (as long as their count keeps moving: a slow machine gets
-   * there later; at most 3 minutes without a new document, 10 minutes in all), then checks each is on exactly one shard, the
-   * one its rules name, with the expected final state. Returns the rule list it checked against.
+   * there later; at most 3 minutes without a new document, 10 minutes in all), then checks each is on exactly one
+   * shard, the one its rules name, with the expected final state. Returns the rule list it checked against.
    */
   private RuleList awaitIndexed(Map<List<Long>, TransactionLogChange> expected, JobClient job) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);

@@ -1,5 +1,6 @@
 package io.evenkeel.query;
 
+import io.evenkeel.query.admission.TenantSlots;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.TenantRestriction;
 import io.evenkeel.query.execute.QueryExecution;
@@ -41,6 +42,7 @@ public final class QueryService implements SqlService, AutoCloseable {
   private final Duration deadline;
   private final MemoryBudget memory;
   private final long maxResultRows;
+  private final TenantSlots tenantSlots;
   private final Supplier<String> staleRules;
   private final AttributeFrequency attributeFrequency = new AttributeFrequency();
 
@@ -51,6 +53,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     this.deadline = builder.deadline;
     this.memory = builder.memory != null ? builder.memory : MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
     this.maxResultRows = builder.maxResultRows;
+    this.tenantSlots = new TenantSlots(builder.maxConcurrentPerTenant);
     this.staleRules = builder.staleRules;
   }
 
@@ -58,6 +61,8 @@ public final class QueryService implements SqlService, AutoCloseable {
   public static final String MEMORY_FLAG = "--query-memory";
   /** The flag of the memory one query may hold in the service. */
   public static final String REQUEST_MEMORY_FLAG = "--request-query-memory";
+  /** Queries one tenant may run at once by default: a quarter of the HTTP server's default slots. */
+  public static final int DEFAULT_MAX_CONCURRENT_PER_TENANT = 8;
   /** The most rows an answer holds by default: beyond that, a client pages. */
   public static final long DEFAULT_MAX_RESULT_ROWS = 100_000;
 
@@ -73,6 +78,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     private Duration deadline = Duration.ofSeconds(5);
     private MemoryBudget memory;
     private long maxResultRows = DEFAULT_MAX_RESULT_ROWS;
+    private int maxConcurrentPerTenant = DEFAULT_MAX_CONCURRENT_PER_TENANT;
     private ClientTls tls;
     private Supplier<String> staleRules = () -> null;
 
@@ -131,6 +137,15 @@ public final class QueryService implements SqlService, AutoCloseable {
       return this;
     }
 
+    /**
+     * The queries one tenant key, or one tenant a query names, may run at once (default {@link
+     * #DEFAULT_MAX_CONCURRENT_PER_TENANT}); more get a 429.
+     */
+    public Builder maxConcurrentPerTenant(int queries) {
+      this.maxConcurrentPerTenant = queries;
+      return this;
+    }
+
     public QueryService build() {
       if (maxResultRows < 1) {
         throw new IllegalArgumentException("--max-result-rows must be at least 1; got: " + maxResultRows);
@@ -172,6 +187,21 @@ public final class QueryService implements SqlService, AutoCloseable {
       statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
     attributeFrequency.record(statement);
+    try (TenantSlots.Slot slot = tenantSlots.acquire(party(access, optimizer.where(statement)))) {
+      return run(statement, optimizer, allowPartial, started);
+    }
+  }
+
+  /** Whose share of the query slots a query takes: its tenant key's, or the one tenant it names. */
+  private static String party(Access access, io.evenkeel.query.normalize.Predicate where) {
+    if (!access.isAdmin()) {
+      return "of key " + access.keyId();
+    }
+    Set<Long> tenants = ShardRouter.tenantsNamed(where);
+    return tenants != null && tenants.size() == 1 ? "of tenant " + tenants.iterator().next() : "over several tenants";
+  }
+
+  private QueryResult run(SelectStatement statement, Optimizer optimizer, boolean allowPartial, long started) {
     QueryPlan plan = optimizer.plan(statement);
     String stale = staleRules.get();
     Route route = router.route(plan.where());

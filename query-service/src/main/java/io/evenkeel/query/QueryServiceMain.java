@@ -109,6 +109,18 @@ public final class QueryServiceMain implements Callable<Integer> {
       + " most rows one answer holds; a larger answer is a 400 (add a LIMIT or page) (default: ${DEFAULT-VALUE}).")
   long maxResultRows;
 
+  @Option(names = "--allowed-hosts", defaultValue = "", split = ",", paramLabel = "NAME", description = "Host names"
+      + " besides those of --host that clients reach the service by (a proxy's, a DNS name); any other Host header is"
+      + " refused, so a web page cannot rebind a name of its own to this address (default: --host's names; any"
+      + " name when --host is a wildcard address).")
+  List<String> allowedHosts;
+
+  @Option(names = "--max-concurrent-queries-per-tenant", defaultValue = ""
+      + QueryService.DEFAULT_MAX_CONCURRENT_PER_TENANT, description = "Queries one tenant key, or one tenant a query"
+      + " names, may run at once (queries naming no single tenant share one such share); more get 429"
+      + " (default: ${DEFAULT-VALUE}).")
+  int maxConcurrentPerTenant;
+
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
   long deadlineMs;
@@ -262,6 +274,7 @@ public final class QueryServiceMain implements Callable<Integer> {
             requestQueryMemory == null ? null : ByteSize.parse(requestQueryMemory), QueryService.MEMORY_FLAG,
             QueryService.REQUEST_MEMORY_FLAG))
         .maxResultRows(maxResultRows)
+        .maxConcurrentPerTenant(maxConcurrentPerTenant)
         .tls(tls)
         .staleRules(staleRules)
         .build();
@@ -270,6 +283,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         bootstrapServers == null ? null : HotTenantFeed.start(summaryTopic, kafkaProperties()), routing, ruleList,
         flinkUi);
     SqlHttpServer server = new SqlHttpServer(service, console, keys, https(), host, port, maxConcurrentQueries);
+    server.allowHosts(allowedHosts);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");

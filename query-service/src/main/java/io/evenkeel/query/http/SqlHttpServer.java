@@ -17,7 +17,6 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -33,12 +32,16 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
+import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,15 +64,23 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Errors are {@code {"status", "error"}} (plus {@code "failures"} per shard for a 504): 400 for invalid or
- * unsupported SQL, 504 when shards failed or timed out, 404/405/413 for bad requests, 500 for a bug. With API keys
- * every endpoint but {@code /health} needs {@code Authorization: Bearer <key>} (401 without a valid one); a tenant
- * key's statements read only its tenants (403 when one names another), and {@code /attributes}, {@code /cluster},
- * {@code /hot-tenants} and {@code /rules}, which show every tenant, are for admin keys. The console's files need no
- * key: they hold no data.
+ * unsupported SQL or a query over a memory budget, 429 (with {@code Retry-After}) when the running queries hold the
+ * memory it needs or its tenant runs as many queries as it may, 503 when every query slot is taken, 504 when shards
+ * failed or timed out, 404/405/413 for bad requests, 403 for a {@code Host} that is not the service's or an {@code
+ * Origin} of another site, 500 for a bug. With API keys every endpoint but {@code /health} needs {@code
+ * Authorization: Bearer <key>} (401 without a valid one); a tenant key's statements read only its tenants (403 when
+ * one names another), and {@code /attributes}, {@code /cluster}, {@code /hot-tenants}, {@code /rules} and {@code
+ * /refresh}, which touch every tenant, are for admin keys. The console's files need no key: they hold no data.
  */
 public final class SqlHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SqlHttpServer.class);
   private static final int MAX_BODY_BYTES = 1 << 20;
+  private static final int MAX_THREADS = 128;
+  private static final int MAX_QUEUED_TASKS = 1_024;
+  private static final int MAX_CONNECTIONS = 1_024;
+  private static final long IDLE_TIMEOUT_MS = 30_000;
+  /** Bytes a second a client must at least send its request at, and read its answer at. */
+  private static final long MIN_DATA_RATE = 1_024;
   /** Queries answered at once; more get a 503 at once rather than queueing behind slow ones. */
   public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 32;
   /**
@@ -94,6 +105,8 @@ public final class SqlHttpServer implements AutoCloseable {
   private final Semaphore running;
   private final Server server;
   private final ServerConnector connector;
+  private final String bindHost;
+  private volatile ServiceNames names;
 
   public SqlHttpServer(SqlService service, String host, int port) {
     this(service, null, null, null, host, port, DEFAULT_MAX_CONCURRENT_QUERIES);
@@ -114,18 +127,36 @@ public final class SqlHttpServer implements AutoCloseable {
     this.keys = keys;
     this.maxConcurrentQueries = maxConcurrentQueries;
     this.running = new Semaphore(maxConcurrentQueries);
-    this.server = new Server();
+    this.names = ServiceNames.of(host, List.of());
+    this.bindHost = host;
+    // Bounded: the threads, the work waiting for one, the connections; a request's body is read without a thread.
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8, 60_000,
+        new BlockingArrayQueue<>(MAX_QUEUED_TASKS, MAX_QUEUED_TASKS));
+    threads.setName("query-http");
+    this.server = new Server(threads);
     this.connector = https == null ? new ServerConnector(server) : new ServerConnector(server, https);
     connector.setHost(host);
     connector.setPort(port);
+    connector.setIdleTimeout(IDLE_TIMEOUT_MS);
     server.addConnector(connector);
-    server.setHandler(new Handler.Abstract() {
+    server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
+    // A client must send its request and read its answer at a minimum rate: one that trickles bytes (each of which
+    // would reset the idle timeout) is cut off.
+    server.setHandler(new MinimumDataRateHandler(new Handler.Abstract() {
       @Override
       public boolean handle(Request request, Response response, Callback callback) {
         respond(request, response, callback);
         return true;
       }
-    });
+    }, MIN_DATA_RATE, MIN_DATA_RATE));
+  }
+
+  /**
+   * Besides the names of the address it binds, the host names this service answers to ({@code --allowed-hosts}: the
+   * names clients reach it by through a proxy or DNS). Before {@link #start()}.
+   */
+  public void allowHosts(List<String> hosts) {
+    this.names = ServiceNames.of(bindHost, hosts);
   }
 
   /** Starts serving; returns the bound port (useful with port 0). */
@@ -146,10 +177,63 @@ public final class SqlHttpServer implements AutoCloseable {
         return;
       }
     }
+    if (Request.getPathInContext(request).equals("/sql") && HttpMethod.POST.is(request.getMethod())) {
+      Access access;
+      try {
+        access = sqlAccess(request);
+      } catch (RuntimeException e) {
+        answer(request, response, callback, () -> {
+          throw e;
+        });
+        return;
+      }
+      BodyReader.read(request, MAX_BODY_BYTES, new BodyReader.Continuation() {
+        @Override
+        public void body(byte[] bytes) {
+          answer(request, response, callback, () -> sql(bytes, access));
+        }
+
+        @Override
+        public void tooLarge(int maxBytes) {
+          answer(request, response, callback, () -> {
+            throw new HttpError(413, "the request body has more than " + maxBytes + " bytes");
+          });
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+          callback.failed(failure);
+        }
+      });
+      return;
+    }
+    answer(request, response, callback, () -> {
+      checkNames(request);
+      return route(request);
+    });
+  }
+
+  /** The caller's access to {@code POST /sql}, checked before its body is read: a refused caller sends nothing. */
+  private Access sqlAccess(Request request) {
+    checkNames(request);
+    Access access = access(request);
+    long length = request.getLength();
+    if (length > MAX_BODY_BYTES) {
+      throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
+    }
+    return access;
+  }
+
+  /** What a request gets: {@code work}'s value as JSON, or the error it threw with its status. */
+  private interface Work {
+    Object run() throws IOException;
+  }
+
+  private void answer(Request request, Response response, Callback callback, Work work) {
     int status = 200;
     Object body;
     try {
-      body = route(request);
+      body = work.run();
     } catch (QueryException e) {
       status = e.status();
       body = error(e.status(), e.getMessage(), e.failures());
@@ -185,10 +269,7 @@ public final class SqlHttpServer implements AutoCloseable {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     switch (path) {
-      case "/sql" -> {
-        requireMethod(method, "POST", path);
-        return sql(request, access(request));
-      }
+      case "/sql" -> throw new HttpError(405, path + " takes POST, not " + method);
       case "/refresh" -> {
         requireMethod(method, "POST", path);
         if (!access(request).isAdmin()) {
@@ -232,6 +313,15 @@ public final class SqlHttpServer implements AutoCloseable {
     }
   }
 
+  /** A 403 for a request to a name that is not the service's, or from another site's page. */
+  private void checkNames(Request request) {
+    String refusal = names.refusal(request.getHeaders().get(HttpHeader.HOST),
+        request.getHeaders().get(HttpHeader.ORIGIN));
+    if (refusal != null) {
+      throw new HttpError(403, refusal);
+    }
+  }
+
   /** What the caller may read: everything without keys, else what its key allows (401 without a valid one). */
   private Access access(Request request) {
     if (keys == null) {
@@ -242,19 +332,7 @@ public final class SqlHttpServer implements AutoCloseable {
         ? header.substring(7).strip() : null);
   }
 
-  private Object sql(Request request, Access access) throws IOException {
-    long length = request.getLength();
-    if (length > MAX_BODY_BYTES) {
-      throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
-    }
-    // Bounded while reading: a chunked body announces no length.
-    byte[] bytes;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-    }
-    if (bytes.length > MAX_BODY_BYTES) {
-      throw new HttpError(413, "the request body has more than " + MAX_BODY_BYTES + " bytes");
-    }
+  private Object sql(byte[] bytes, Access access) throws IOException {
     String text = new String(bytes, StandardCharsets.UTF_8);
     JsonNode body;
     try {

@@ -42,7 +42,7 @@ public final class MemoryBudget {
   /** What one request may hold by default (less when the process's share is smaller). */
   public static final long DEFAULT_REQUEST_LIMIT = 64L << 20;
 
-  /** The default budget: {@link #DEFAULT_HEAP_FRACTION} of this JVM's heap, {@link #DEFAULT_REQUEST_LIMIT} a request. */
+  /** The default: {@link #DEFAULT_HEAP_FRACTION} of this JVM's heap, {@link #DEFAULT_REQUEST_LIMIT} a request. */
   public static MemoryBudget ofHeap(String processSetting, String requestSetting) {
     long process = (long) (Runtime.getRuntime().maxMemory() * DEFAULT_HEAP_FRACTION);
     return new MemoryBudget(process, Math.min(DEFAULT_REQUEST_LIMIT, process), processSetting, requestSetting);

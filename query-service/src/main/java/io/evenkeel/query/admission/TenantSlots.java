@@ -1,0 +1,51 @@
+package io.evenkeel.query.admission;
+
+import io.evenkeel.query.result.QueryException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * How many queries one party may run at once, so that no tenant takes every query slot from the others: a party is
+ * a tenant key, or for an admin key (or a service without keys) the one tenant a query names; queries that name no
+ * single tenant share one party. Over its share a query gets a 429 at once. Thread-safe.
+ */
+public final class TenantSlots {
+  private final int perParty;
+  private final Map<String, Integer> running = new ConcurrentHashMap<>();
+
+  public TenantSlots(int perParty) {
+    if (perParty < 1) {
+      throw new IllegalArgumentException("--max-concurrent-queries-per-tenant must be at least 1; got: " + perParty);
+    }
+    this.perParty = perParty;
+  }
+
+  /**
+   * A slot of {@code party}'s (words that follow "queries": "of tenant 7", "of key shop7"), or a 429 naming it when
+   * it runs as many queries as it may.
+   */
+  public Slot acquire(String party) {
+    boolean[] admitted = {false};
+    running.compute(party, (key, count) -> {
+      int now = count == null ? 0 : count;
+      admitted[0] = now < perParty;
+      return admitted[0] ? now + 1 : now;
+    });
+    if (!admitted[0]) {
+      throw QueryException.overloaded(perParty + " queries " + party + " are running, as many as one tenant may run"
+          + " at once (--max-concurrent-queries-per-tenant); retry shortly");
+    }
+    return () -> running.computeIfPresent(party, (key, count) -> count == 1 ? null : count - 1);
+  }
+
+  /** The queries {@code party} runs now. */
+  public int running(String party) {
+    return running.getOrDefault(party, 0);
+  }
+
+  /** A held slot; closing it gives it back. */
+  public interface Slot extends AutoCloseable {
+    @Override
+    void close();
+  }
+}
