@@ -42,7 +42,8 @@ import java.util.function.IntFunction;
  * that does not answer in time, is unreachable or has no known primary is a {@link ShardFailure}; the caller decides
  * whether a partial answer will do. A shard that rejects the query as invalid (or too large for its memory budget)
  * makes the whole query a 400, one whose server's reads hold all the memory they may a 429: the answers are taken as
- * they come, so such a refusal ends the query at once, and the calls still running are cancelled.
+ * they come, so such a refusal ends the query at once, and the calls still running are cancelled. A server that
+ * keeps timing out is not called for a while ({@link ServerBreakers}): its shards fail at once.
  */
 public final class ShardClients implements AutoCloseable {
   private static final long MAX_PAUSE_MS = 400;
@@ -55,8 +56,12 @@ public final class ShardClients implements AutoCloseable {
    */
   private static final Set<Status.Code> MOVING_SHARD = Set.of(Status.Code.NOT_FOUND, Status.Code.UNAVAILABLE);
   private static final Set<Status.Code> MOVING_CALL = Set.of(Status.Code.NOT_FOUND);
+  /** A whole call that failed so says the server is stalled or gone: its breaker counts it. */
+  private static final Set<Status.Code> SERVER_FAILED = Set.of(Status.Code.DEADLINE_EXCEEDED,
+      Status.Code.UNAVAILABLE);
   private final ShardPlacement placement;
   private final ClusterClient cluster;
+  private final ServerBreakers breakers = new ServerBreakers(System::currentTimeMillis);
 
   /** Clients of the placement's servers, over mutual TLS with {@code tls} (null: plaintext). */
   public ShardClients(ShardPlacement placement, ClientTls tls) {
@@ -176,6 +181,11 @@ public final class ShardClients implements AutoCloseable {
         failures.add(new ShardFailure(shard, "-", "no live copy is known for this shard"));
         continue;
       }
+      String open = breakers.refusal(address.get());
+      if (open != null) {
+        failures.add(new ShardFailure(shard, address.get().toString(), "UNAVAILABLE: " + open));
+        continue;
+      }
       byServer.computeIfAbsent(address.get(), a -> new ArrayList<>()).add(shard);
     }
     List<ListenableFuture<R>> calls = new ArrayList<>();
@@ -195,10 +205,21 @@ public final class ShardClients implements AutoCloseable {
           outcome = next.get(Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 1_000,
               TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
+          // The servers that have not answered count as failed (below).
+          byServer.keySet().forEach(breakers::failed);
           break;
         }
         String address = outcome.server().toString();
         List<Integer> serverShards = byServer.remove(outcome.server());
+        Status.Code callCode = outcome.failure() == null ? Status.Code.OK
+            : Status.fromThrowable(outcome.failure()).getCode();
+        if (SERVER_FAILED.contains(callCode)) {
+          breakers.failed(outcome.server());
+        } else if (callCode == Status.Code.CANCELLED) {
+          breakers.released(outcome.server());
+        } else {
+          breakers.answered(outcome.server());
+        }
         if (outcome.failure() == null) {
           for (ShardResult<T> result : results.apply(outcome.response())) {
             if (result.error() == null) {
@@ -237,6 +258,7 @@ public final class ShardClients implements AutoCloseable {
     } finally {
       // Refused, interrupted or past the deadline: the servers still working for this query stop.
       calls.forEach(pending -> pending.cancel(true));
+      byServer.keySet().forEach(breakers::released);
     }
     // Servers whose answer never came (the callback was lost past the deadline).
     byServer.forEach((address, serverShards) -> serverShards.forEach(shard ->

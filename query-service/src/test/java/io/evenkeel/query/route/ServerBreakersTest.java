@@ -1,0 +1,39 @@
+package io.evenkeel.query.route;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.router.placement.ShardAddress;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ServerBreakersTest {
+  private final AtomicLong now = new AtomicLong(1_000_000);
+  private final ServerBreakers breakers = new ServerBreakers(now::get);
+  private final ShardAddress stalled = new ShardAddress("127.0.0.1", 1);
+  private final ShardAddress healthy = new ShardAddress("127.0.0.1", 2);
+
+  @Test
+  void aServerThatKeepsTimingOutIsSkippedThenProbedOneCallAtATime() {
+    for (int i = 0; i < ServerBreakers.FAILURES_TO_OPEN - 1; i++) {
+      breakers.failed(stalled);
+      assertThat(breakers.refusal(stalled)).as("after %d failures", i + 1).isNull();
+    }
+    breakers.failed(stalled);
+    assertThat(breakers.refusal(stalled)).contains("not called for 5 s");
+    assertThat(breakers.refusal(healthy)).isNull();
+
+    now.addAndGet(ServerBreakers.OPEN_MS);
+    assertThat(breakers.refusal(stalled)).as("the probe").isNull();
+    assertThat(breakers.refusal(stalled)).as("a second call while the probe runs").isNotNull();
+    breakers.failed(stalled);
+    assertThat(breakers.refusal(stalled)).as("the probe failed: open again").isNotNull();
+
+    now.addAndGet(ServerBreakers.OPEN_MS);
+    assertThat(breakers.refusal(stalled)).isNull();
+    breakers.released(stalled);
+    assertThat(breakers.refusal(stalled)).as("a cancelled probe lets another one go").isNull();
+    breakers.answered(stalled);
+    assertThat(breakers.refusal(stalled)).isNull();
+    assertThat(breakers.refusal(stalled)).as("closed: every call goes").isNull();
+  }
+}
