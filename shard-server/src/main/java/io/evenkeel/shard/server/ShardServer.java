@@ -7,6 +7,7 @@ import io.evenkeel.shard.engine.ReplicaShard;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.grpc.CallExecutors;
 import io.evenkeel.shard.grpc.ReplicationGrpcService;
 import io.evenkeel.shard.grpc.ShardGrpcService;
 import io.evenkeel.shard.index.PrimaryTerm;
@@ -67,6 +68,9 @@ public final class ShardServer implements ShardHolder, Closeable {
   private final Path dataDirectory;
   private final Set<Integer> shardIds;
   private final ShardSettings settings;
+  /** Threads for writes, and as many for reads: enough for a server's shards to be busy at once. */
+  private final CallExecutors callExecutors = new CallExecutors(Math.max(8, 4 * Runtime.getRuntime()
+      .availableProcessors()));
   /** What searches and fetches may hold: each call, and all of them together. */
   private volatile MemoryBudget readMemory = MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
   private final InetSocketAddress address;
@@ -133,7 +137,8 @@ public final class ShardServer implements ShardHolder, Closeable {
     }
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address,
             tls == null ? InsecureServerCredentials.create() : tls.credentials())
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES);
+        .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+        .callExecutor(callExecutors);
     ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica);
     if (tls == null) {
       builder.addService(new ShardGrpcService(this::shard, readMemory));
@@ -429,6 +434,7 @@ public final class ShardServer implements ShardHolder, Closeable {
         Thread.currentThread().interrupt();
       }
     }
+    callExecutors.close();
     // Not shutdownNow: interrupting a refresh or commit in the middle of its I/O closes the IndexWriter for good
     // (ClosedByInterruptException), and the shard could then not commit on close. Running tasks finish; no new ones.
     scheduler.shutdown();
