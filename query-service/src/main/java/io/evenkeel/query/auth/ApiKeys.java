@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,12 +24,32 @@ import org.slf4j.LoggerFactory;
  * once a second), so keys are added, rotated and revoked without a restart; a changed file that does not parse is
  * reported and the keys read before stay in force. A caller presents {@code <id>.<secret>}; the file holds the
  * secret's bcrypt hash (Bouncy Castle's {@code OpenBSDBCrypt}). A bcrypt check costs tens of milliseconds by design, so
- * a key that passed it is remembered, by the SHA-256 of what was presented, until the file changes.
+ * a key that passed it is remembered, by the SHA-256 of what was presented, until the file changes; and wrong secrets
+ * are checked at most {@value #FAILURES_BURST} times in a row per key id and per client address, then one every
+ * {@value #FAILURE_REFILL_SECONDS} s ({@link TooManyFailures}, a 429): guessing cannot take the service's CPU.
  */
 public final class ApiKeys {
   private static final Logger LOG = LoggerFactory.getLogger(ApiKeys.class);
   private static final long CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int BCRYPT_COST = 10;
+
+  static final int FAILURES_BURST = 10;
+  static final int FAILURE_REFILL_SECONDS = 6;
+
+  /** Too many failed checks for the key id or from the address: the HTTP API answers 429 with Retry-After. */
+  public static final class TooManyFailures extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final long retryAfterSeconds;
+
+    TooManyFailures(String message, long retryAfterSeconds) {
+      super(message);
+      this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    public long retryAfterSeconds() {
+      return retryAfterSeconds;
+    }
+  }
 
   /** No key, or not a valid one: the HTTP API answers 401. */
   public static final class Unauthorized extends RuntimeException {
@@ -43,18 +64,25 @@ public final class ApiKeys {
   private record Loaded(Object stamp, Map<String, ApiKey> keys, Map<String, Access> verified) {}
 
   private final Path file;
+  private final FailedChecks failedChecks;
   private volatile Loaded loaded;
   private volatile long nextCheck;
 
-  private ApiKeys(Path file, Loaded loaded) {
+  private ApiKeys(Path file, Loaded loaded, LongSupplier clock) {
     this.file = file;
+    this.failedChecks = new FailedChecks(FAILURES_BURST, TimeUnit.SECONDS.toNanos(FAILURE_REFILL_SECONDS), clock);
     this.loaded = loaded;
     this.nextCheck = System.nanoTime() + CHECK_INTERVAL_NANOS;
   }
 
   /** The keys of {@code file}; throws naming the file and line when it does not parse. */
   public static ApiKeys open(Path file) throws IOException {
-    return new ApiKeys(file, read(file));
+    return open(file, System::nanoTime);
+  }
+
+  /** The same, counting failed checks by {@code clock} (nanoseconds). */
+  static ApiKeys open(Path file, LongSupplier clock) throws IOException {
+    return new ApiKeys(file, read(file), clock);
   }
 
   /** How many keys are in force. */
@@ -64,6 +92,14 @@ public final class ApiKeys {
 
   /** What the presented key ({@code <id>.<secret>}) may read; throws {@link Unauthorized} when it is not a key. */
   public Access authenticate(String presented) {
+    return authenticate(presented, "-");
+  }
+
+  /**
+   * The same for a caller at {@code clientAddress}; throws {@link TooManyFailures} instead of checking another wrong
+   * secret once the key id or the address has had too many.
+   */
+  public Access authenticate(String presented, String clientAddress) {
     if (presented == null || presented.isBlank()) {
       throw new Unauthorized("this service requires an API key: send 'Authorization: Bearer <id>.<secret>'");
     }
@@ -75,7 +111,21 @@ public final class ApiKeys {
     }
     int dot = presented.indexOf('.');
     ApiKey key = dot <= 0 ? null : keys.keys().get(presented.substring(0, dot));
-    if (key == null || !OpenBSDBCrypt.checkPassword(key.secretHash(), presented.substring(dot + 1).toCharArray())) {
+    if (key == null) {
+      throw new Unauthorized("the API key is not valid (unknown, revoked or mistyped)");
+    }
+    String id = "key id " + presented.substring(0, dot);
+    String address = "address " + clientAddress;
+    for (String who : List.of(id, address)) {
+      long retryAfter = failedChecks.retryAfterSeconds(who);
+      if (retryAfter > 0) {
+        throw new TooManyFailures("too many wrong secrets for " + who + "; retry in " + retryAfter + " s",
+            retryAfter);
+      }
+    }
+    if (!OpenBSDBCrypt.checkPassword(key.secretHash(), presented.substring(dot + 1).toCharArray())) {
+      failedChecks.failed(id);
+      failedChecks.failed(address);
       throw new Unauthorized("the API key is not valid (unknown, revoked or mistyped)");
     }
     keys.verified().put(fingerprint, key.access());

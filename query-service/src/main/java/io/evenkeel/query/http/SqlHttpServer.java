@@ -240,6 +240,10 @@ public final class SqlHttpServer implements AutoCloseable {
       if (status == 429 || status == 503) {
         response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
       }
+    } catch (ApiKeys.TooManyFailures e) {
+      status = 429;
+      body = error(429, e.getMessage(), List.of());
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
     } catch (ApiKeys.Unauthorized e) {
       status = 401;
       body = error(401, e.getMessage(), List.of());
@@ -329,7 +333,7 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
     return keys.authenticate(header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-        ? header.substring(7).strip() : null);
+        ? header.substring(7).strip() : null, Request.getRemoteAddr(request));
   }
 
   private Object sql(byte[] bytes, Access access) throws IOException {

@@ -44,6 +44,44 @@ class ApiKeysTest {
         .hasMessageContaining("Authorization: Bearer");
   }
 
+  /**
+   * Wrong secrets for a known id cost a bcrypt check each: after 10 in a row that id gets 429s without a check, as
+   * does the address they came from for any id, until the bucket drains (one a 6 s); the right key is then accepted.
+   */
+  @Test
+  void guessingIsBoundedPerKeyIdAndPerAddress() throws IOException {
+    String[] admin = ApiKeys.newKey("ops", "admin");
+    String[] shop = ApiKeys.newKey("shop7", "tenant 7");
+    String[] more = ApiKeys.newKey("team", "tenant 8");
+    Path file = dir.resolve("keys");
+    write(file, admin[1], shop[1], more[1]);
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+    ApiKeys keys = ApiKeys.open(file, now::get);
+    for (int i = 0; i < ApiKeys.FAILURES_BURST; i++) {
+      String guess = "ops.guess" + i;
+      assertThatThrownBy(() -> keys.authenticate(guess, "10.0.0." + guess.length()))
+          .isInstanceOf(ApiKeys.Unauthorized.class);
+    }
+    assertThatThrownBy(() -> keys.authenticate("ops.another", "10.0.0.99"))
+        .isInstanceOfSatisfying(ApiKeys.TooManyFailures.class, e -> assertThat(e.retryAfterSeconds()).isEqualTo(6))
+        .hasMessage("too many wrong secrets for key id ops; retry in 6 s");
+    assertThatThrownBy(() -> keys.authenticate(admin[0], "10.0.0.99")).as("even the right key, meanwhile")
+        .isInstanceOf(ApiKeys.TooManyFailures.class);
+    assertThat(keys.authenticate(shop[0], "10.0.0.99").tenants()).as("another id").containsExactly(7L);
+    now.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toNanos(ApiKeys.FAILURE_REFILL_SECONDS));
+    assertThat(keys.authenticate(admin[0], "10.0.0.99").isAdmin()).isTrue();
+
+    // From one address, guesses at many ids.
+    now.addAndGet(java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+    for (int i = 0; i < ApiKeys.FAILURES_BURST; i++) {
+      String guess = (i % 2 == 0 ? "shop7" : "team") + ".guess" + i;
+      assertThatThrownBy(() -> keys.authenticate(guess, "192.0.2.1")).isInstanceOf(ApiKeys.Unauthorized.class);
+    }
+    assertThatThrownBy(() -> keys.authenticate(more[0], "192.0.2.1")).isInstanceOf(ApiKeys.TooManyFailures.class)
+        .hasMessageContaining("address 192.0.2.1");
+    assertThat(keys.authenticate(more[0], "192.0.2.2").tenants()).containsExactly(8L);
+  }
+
   @Test
   void aChangedFileRotatesKeysWithoutARestartAndABrokenOneKeepsTheKeysInForce() throws Exception {
     String[] old = ApiKeys.newKey("shop7", "tenant 7");
