@@ -449,6 +449,12 @@ class LocalStackIT {
     JsonNode afterMoves = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
     assertThat(afterMoves.get(0).get(0).asLong()).as("every row exactly once after the moves").isEqualTo(rows);
     assertThat(afterMoves.get(0).get(1).asLong()).isEqualTo(rows);
+
+    // The query service holds no data: dead (it exits on OutOfMemoryError), the launcher starts it again.
+    stack.process.descendants().filter(p -> p.info().commandLine().orElse("").contains("query-service.jar"))
+        .findFirst().orElseThrow().destroyForcibly();
+    stack.awaitOutput("query-service restarted", 180);
+    assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs").get(0).get(0).asLong()).isEqualTo(rows);
     new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
     assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT; output:\n%s",
         String.join("\n", stack.output)).isTrue();
