@@ -186,8 +186,9 @@ public final class QueryService implements SqlService, AutoCloseable {
     if (!access.isAdmin()) {
       statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
-    attributeFrequency.record(statement);
-    try (TenantSlots.Slot slot = tenantSlots.acquire(party(access, optimizer.where(statement)))) {
+    String party = party(access, optimizer.where(statement));
+    attributeFrequency.record(statement, party);
+    try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
       return run(statement, optimizer, allowPartial, started);
     }
   }

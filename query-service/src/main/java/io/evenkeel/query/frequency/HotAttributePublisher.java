@@ -4,6 +4,7 @@ import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.router.attributes.HotAttributeList;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * Frequency-based indexing, automatic: every interval, the query service that leads the election takes the attribute
  * keys its queries used most over the last window (top {@code top} with at least {@code minQueries} queries, as ESDB
  * indexes its top 30 of 1,500 keys) and publishes them as the cluster's list ({@link HotAttributeList}), which the
- * shard servers index from then on. A listed key stays while it keeps half the minimum, so a key near the bar is not
+ * shard servers index from then on. Each party's queries of a key (a tenant's, or a tenant key's) count up to {@code
+ * minQueries} in a window: one tenant can make a key hot by itself, but its flood of queries cannot outweigh the keys
+ * several tenants use, nor push them out of the list. A listed key stays while it keeps half the minimum, so a key near the bar is not
  * added and dropped window after window. Nothing is published before one whole window has been counted (a service
  * that just started would otherwise drop the list its predecessor published), nor from a window with fewer queries
  * on attributes than the minimum (a quiet night would otherwise drop every key, and the morning's rows would be
@@ -56,7 +59,7 @@ public final class HotAttributePublisher implements AutoCloseable {
   private final HotAttributeList list;
   private final BooleanSupplier leading;
   private final Settings settings;
-  private final Deque<Map<String, Long>> snapshots = new ArrayDeque<>();
+  private final Deque<Map<String, Map<String, Long>>> intervals = new ArrayDeque<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "hot-attribute-publisher");
     thread.setDaemon(true);
@@ -73,7 +76,8 @@ public final class HotAttributePublisher implements AutoCloseable {
   }
 
   public HotAttributePublisher start() {
-    snapshots.add(frequency.snapshot());
+    // What was counted before belongs to no whole interval.
+    frequency.takeInterval();
     long every = settings.interval().toMillis();
     timer.scheduleWithFixedDelay(this::tick, every, every, TimeUnit.MILLISECONDS);
     return this;
@@ -81,18 +85,18 @@ public final class HotAttributePublisher implements AutoCloseable {
 
   private void tick() {
     try {
-      snapshots.add(frequency.snapshot());
-      if (snapshots.size() <= settings.windowIntervals()) {
+      intervals.add(frequency.takeInterval());
+      if (intervals.size() < settings.windowIntervals()) {
         return;
       }
-      while (snapshots.size() > settings.windowIntervals() + 1) {
-        snapshots.removeFirst();
+      while (intervals.size() > settings.windowIntervals()) {
+        intervals.removeFirst();
       }
       if (!leading.getAsBoolean()) {
         return;
       }
       SortedSet<String> listed = list.current().keys();
-      SortedSet<String> next = choose(window(snapshots.getFirst(), snapshots.getLast()), listed, settings);
+      SortedSet<String> next = choose(weighted(intervals, settings.minQueries()), listed, settings);
       if (!next.equals(listed) && list.publish(next)) {
         LOG.info("published the hot attribute keys: {}", next);
       }
@@ -102,15 +106,19 @@ public final class HotAttributePublisher implements AutoCloseable {
     }
   }
 
-  /** The queries per key between two cumulative snapshots. */
-  static Map<String, Long> window(Map<String, Long> from, Map<String, Long> to) {
+  /**
+   * The queries per key over a window's intervals (each a map of key to party to queries), each party's counted up
+   * to {@code perPartyCap}.
+   */
+  static Map<String, Long> weighted(Collection<Map<String, Map<String, Long>>> intervals, long perPartyCap) {
+    Map<String, Map<String, Long>> byKey = new HashMap<>();
+    for (Map<String, Map<String, Long>> interval : intervals) {
+      interval.forEach((key, parties) -> parties.forEach((party, queries) ->
+          byKey.computeIfAbsent(key, k -> new HashMap<>()).merge(party, queries, Long::sum)));
+    }
     Map<String, Long> counts = new HashMap<>();
-    to.forEach((key, count) -> {
-      long queries = count - from.getOrDefault(key, 0L);
-      if (queries > 0) {
-        counts.put(key, queries);
-      }
-    });
+    byKey.forEach((key, parties) -> counts.put(key, parties.values().stream()
+        .mapToLong(queries -> Math.min(queries, perPartyCap)).sum()));
     return counts;
   }
 

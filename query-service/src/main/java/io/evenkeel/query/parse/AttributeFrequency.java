@@ -1,32 +1,79 @@
 package io.evenkeel.query.parse;
 
 import io.evenkeel.query.expr.Expr;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 /**
  * How many queries used each attribute key ({@code attr('k')} anywhere in the statement): frequency-based indexing
- * gives the most used keys their own index fields on the shards. Thread-safe; the service records every statement it
- * parses.
+ * gives the most used keys their own index fields on the shards. Besides the totals, it counts each interval's queries
+ * per key and per party (the tenant a query names, or its key), so that the choice can weigh every party's queries up
+ * to a cap: one tenant's flood cannot push out the keys the others use. Bounded: at most {@link #MAX_KEYS} keys are
+ * counted in all and {@link #MAX_PAIRS} key-party pairs an interval (a query with made-up keys costs no memory
+ * beyond). Thread-safe; the service records every statement it parses.
  */
 public final class AttributeFrequency {
-  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  public static final int MAX_KEYS = 10_000;
+  public static final int MAX_PAIRS = 100_000;
 
-  /** Counts the statement once for each attribute key it uses. */
+  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  private final AtomicReference<Interval> interval = new AtomicReference<>(new Interval());
+
+  /** One interval's queries per key and party. */
+  private static final class Interval {
+    final Map<String, Map<String, LongAdder>> byKey = new ConcurrentHashMap<>();
+    final AtomicInteger pairs = new AtomicInteger();
+  }
+
+  /** Counts the statement once for each attribute key it uses, for no party in particular. */
   public void record(SelectStatement statement) {
+    record(statement, "-");
+  }
+
+  /** Counts the statement once for each attribute key it uses, as one of {@code party}'s queries. */
+  public void record(SelectStatement statement, String party) {
     Set<String> keys = new HashSet<>();
     statement.items().forEach(item -> collect(item.expr(), keys));
     collect(statement.where(), keys);
     collect(statement.having(), keys);
     statement.groupBy().forEach(expr -> collect(expr, keys));
     statement.orderBy().forEach(item -> collect(item.expr(), keys));
-    keys.forEach(key -> counts.computeIfAbsent(key, k -> new LongAdder()).increment());
+    Interval current = interval.get();
+    for (String key : keys) {
+      if (counts.size() < MAX_KEYS || counts.containsKey(key)) {
+        counts.computeIfAbsent(key, k -> new LongAdder()).increment();
+      }
+      Map<String, LongAdder> parties = current.byKey.get(key);
+      LongAdder count = parties == null ? null : parties.get(party);
+      if (count == null) {
+        if (current.pairs.get() >= MAX_PAIRS) {
+          continue;
+        }
+        count = current.byKey.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).computeIfAbsent(party, p -> {
+          current.pairs.incrementAndGet();
+          return new LongAdder();
+        });
+      }
+      count.increment();
+    }
+  }
+
+  /** The queries per key and party since the last call (or since this began), and a new interval from now. */
+  public Map<String, Map<String, Long>> takeInterval() {
+    Interval taken = interval.getAndSet(new Interval());
+    Map<String, Map<String, Long>> counts = new HashMap<>();
+    taken.byKey.forEach((key, parties) -> parties.forEach((party, count) ->
+        counts.computeIfAbsent(key, k -> new HashMap<>()).put(party, count.sum())));
+    return counts;
   }
 
   private static void collect(Expr expr, Set<String> keys) {

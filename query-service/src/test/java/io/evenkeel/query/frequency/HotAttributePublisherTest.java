@@ -3,6 +3,7 @@ package io.evenkeel.query.frequency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -46,9 +47,19 @@ class HotAttributePublisherTest {
         .containsExactly("ok");
   }
 
+  /**
+   * Tenant 9 floods "junk" and "spam" with 1,000 queries each; three tenants use "color" 4 times each: with each
+   * party's queries counted up to the minimum (10), color stays in a list of two and tenant 9 gets one key of its own.
+   */
   @Test
-  void aWindowCountsTheQueriesBetweenTwoSnapshots() {
-    assertThat(HotAttributePublisher.window(Map.of("color", 10L, "size", 3L), Map.of("color", 25L, "size", 3L,
-        "brand", 4L))).isEqualTo(Map.of("color", 15L, "brand", 4L));
+  void oneTenantsFloodCannotPushOutTheKeysOthersUse() {
+    List<Map<String, Map<String, Long>>> intervals = List.of(
+        Map.of("junk", Map.of("tenant 9", 600L), "spam", Map.of("tenant 9", 600L),
+            "color", Map.of("tenant 1", 2L, "tenant 2", 2L, "tenant 3", 2L)),
+        Map.of("junk", Map.of("tenant 9", 400L), "spam", Map.of("tenant 9", 400L),
+            "color", Map.of("tenant 1", 2L, "tenant 2", 2L, "tenant 3", 2L)));
+    Map<String, Long> weighted = HotAttributePublisher.weighted(intervals, TOP_2.minQueries());
+    assertThat(weighted).isEqualTo(Map.of("junk", 10L, "spam", 10L, "color", 12L));
+    assertThat(HotAttributePublisher.choose(weighted, Set.of(), TOP_2)).containsExactly("color", "junk");
   }
 }
