@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * processes with a small read budget ({@code --request-read-memory 2m}) and a service that returns at most 1,000
  * rows: each is refused with a 400 naming the budget and the way out, at once (not at the deadline), also 16 at a
  * time; LIMIT and OFFSET at any unsigned 64-bit value answer as MySQL does; afterwards both servers run (same
- * processes) and answer exactly.
+ * processes) and answer exactly, also for rows written afterwards.
  */
 class QueryBudgetsIT {
   private static final int ROWS = 40_000;
@@ -109,10 +109,18 @@ class QueryBudgetsIT {
       assertThat(tooLarge.status()).isEqualTo(400);
       assertThat(tooLarge.body().get("error").asText()).contains("18446744073709551615");
 
-      // The same processes, and exact answers.
+      // The same processes, and exact answers, also for rows written afterwards.
       assertThat(List.of(cluster.server(0).process().pid(), cluster.server(1).process().pid())).isEqualTo(pids);
       assertThat(cluster.server(0).process().isAlive() && cluster.server(1).process().isAlive()).isTrue();
-      assertThat(answer(client, "SELECT COUNT(*) FROM transaction_logs").at("/rows/0/0").asLong()).isEqualTo(ROWS);
+      List<TransactionLogChange> later = new ArrayList<>();
+      for (int i = 0; i < 1_000; i++) {
+        later.add(TestRows.random(random, 21, ROWS + i, 5));
+      }
+      cluster.write(later);
+      assertThat(answer(client, "SELECT COUNT(*) FROM transaction_logs").at("/rows/0/0").asLong())
+          .isEqualTo(ROWS + later.size());
+      assertThat(answer(client, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 21").at("/rows/0/0")
+          .asLong()).isEqualTo(later.size());
       assertThat(answer(client, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 3").at("/rows/0/0")
           .asLong()).isEqualTo(ofTenant3);
     }
