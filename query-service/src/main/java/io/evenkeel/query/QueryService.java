@@ -223,6 +223,25 @@ public final class QueryService implements SqlService, AutoCloseable {
   }
 
   @Override
+  public AutoCloseable holdAnswer(QueryResult result) {
+    long bytes = 64L * result.columns().size();
+    for (List<Object> row : result.rows()) {
+      bytes += 48;
+      for (Object value : row) {
+        bytes += value instanceof String text ? 48 + 2L * text.length() : 32;
+      }
+    }
+    MemoryBudget.Reservation held = memory.open();
+    try {
+      held.reserve(bytes, String.format("an answer of %,d rows being written", result.rows().size()));
+    } catch (MemoryBudget.Exceeded e) {
+      held.close();
+      throw QueryException.overloaded(e.getMessage() + "; retry shortly");
+    }
+    return held;
+  }
+
+  @Override
   public int refresh() {
     int[] shards = router.allShards();
     ShardClients.FanOut<?> refreshed = clients.refresh(shards,

@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The query service's HTTP side against clients that are slow or not who they say: 250 connections trickling their
- * bodies do not keep {@code /health} or a query from answering; a request to a name that is not the service's (DNS
- * rebinding) or from another site's page is a 403 before anything is run.
+ * bodies do not keep {@code /health} or a query from answering, and each is answered 408 and closed once it falls
+ * below the minimum rate; a request to a name that is not the service's (DNS rebinding) or from another site's page
+ * (or a page that hides its origin) is a 403 before anything is run.
  */
 class HttpHardeningIT {
   private static final int TRICKLERS = 250;
@@ -93,6 +94,12 @@ class HttpHardeningIT {
             TRICKLERS, healthMs, queryMs);
         assertThat(median(healthMs)).as("/health, median ms").isLessThan(1_000);
         assertThat(median(queryMs)).as("a query, median ms").isLessThan(1_000);
+        // Below the minimum rate past the grace, each trickler got a 408 and its connection closed.
+        for (Socket socket : sockets) {
+          socket.setSoTimeout(60_000);
+          String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+          assertThat(answer).startsWith("HTTP/1.1 408").contains("bytes/s; at least 1024 are needed");
+        }
       } finally {
         trickling.set(false);
         trickler.interrupt();
@@ -116,6 +123,8 @@ class HttpHardeningIT {
       // A page of another site posting to the service.
       assertThat(raw(client.port(), "POST /sql", "127.0.0.1:" + client.port(), "http://evil.example", query))
           .startsWith("HTTP/1.1 403").contains("a page from http://evil.example may not call this service");
+      assertThat(raw(client.port(), "POST /sql", "127.0.0.1:" + client.port(), "null", query))
+          .startsWith("HTTP/1.1 403");
       // The service's own names and its own pages.
       assertThat(raw(client.port(), "POST /sql", "localhost:" + client.port(), null, query))
           .startsWith("HTTP/1.1 200");

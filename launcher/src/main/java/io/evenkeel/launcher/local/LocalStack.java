@@ -352,7 +352,8 @@ final class LocalStack implements AutoCloseable {
 
   /** What happens next, for the user, when {@code name} died and {@link #restartable} says the stack carries on. */
   String restartNote(String name) {
-    return relaunchers.containsKey(name) ? "it restarts and resumes where it had got to"
+    return name.equals("query-service") ? "it restarts (it holds no data)"
+        : relaunchers.containsKey(name) ? "it restarts and resumes where it had got to"
         : "the replicas of its primaries take over once its ZooKeeper session ends (10 s); it restarts then and"
             + " rejoins as a replica";
   }

@@ -61,7 +61,7 @@ public final class ApiKeys {
   }
 
   /** The keys of one version of the file, and the presented keys that passed their check. */
-  private record Loaded(Object stamp, Map<String, ApiKey> keys, Map<String, Access> verified) {}
+  private record Loaded(Object stamp, Map<String, ApiKey> keys, Map<String, ApiKey> verified) {}
 
   private final Path file;
   private final FailedChecks failedChecks;
@@ -105,9 +105,9 @@ public final class ApiKeys {
     }
     Loaded keys = current();
     String fingerprint = sha256(presented);
-    Access known = keys.verified().get(fingerprint);
+    ApiKey known = keys.verified().get(fingerprint);
     if (known != null) {
-      return known;
+      return known.access();
     }
     int dot = presented.indexOf('.');
     ApiKey key = dot <= 0 ? null : keys.keys().get(presented.substring(0, dot));
@@ -116,19 +116,24 @@ public final class ApiKeys {
     }
     String id = "key id " + presented.substring(0, dot);
     String address = "address " + clientAddress;
-    for (String who : List.of(id, address)) {
-      long retryAfter = failedChecks.retryAfterSeconds(who);
+    // Counted as failures before the check, so that concurrent guesses cannot all pass; given back if it passes.
+    long retryAfter = failedChecks.begin(id);
+    if (retryAfter == 0) {
+      retryAfter = failedChecks.begin(address);
       if (retryAfter > 0) {
-        throw new TooManyFailures("too many wrong secrets for " + who + "; retry in " + retryAfter + " s",
+        failedChecks.passed(id);
+        throw new TooManyFailures("too many wrong secrets from " + address + "; retry in " + retryAfter + " s",
             retryAfter);
       }
+    } else {
+      throw new TooManyFailures("too many wrong secrets for " + id + "; retry in " + retryAfter + " s", retryAfter);
     }
     if (!OpenBSDBCrypt.checkPassword(key.secretHash(), presented.substring(dot + 1).toCharArray())) {
-      failedChecks.failed(id);
-      failedChecks.failed(address);
       throw new Unauthorized("the API key is not valid (unknown, revoked or mistyped)");
     }
-    keys.verified().put(fingerprint, key.access());
+    failedChecks.passed(id);
+    failedChecks.passed(address);
+    keys.verified().put(fingerprint, key);
     return key.access();
   }
 
@@ -164,6 +169,13 @@ public final class ApiKeys {
     try {
       if (!stamp(file).equals(loaded.stamp())) {
         Loaded next = read(file);
+        // Keys that passed their check and are unchanged stay checked: a reload does not send their clients
+        // through bcrypt (and past the bound on wrong secrets) again.
+        loaded.verified().forEach((fingerprint, key) -> {
+          if (key.equals(next.keys().get(key.id()))) {
+            next.verified().put(fingerprint, key);
+          }
+        });
         LOG.info("API keys reloaded from {}: {} keys", file, next.keys().size());
         loaded = next;
       }

@@ -24,37 +24,46 @@ final class FailedChecks {
     this.clock = clock;
   }
 
-  /** 0 when {@code key} may cause another failed check now, else the seconds until it may. */
-  long retryAfterSeconds(String key) {
-    Bucket bucket = buckets.get(key);
-    if (bucket == null) {
-      return 0;
-    }
-    synchronized (bucket) {
-      bucket.drain(clock.getAsLong());
-      double over = bucket.failures - (burst - 1);
-      return over <= 0 ? 0 : Math.max(1, (long) Math.ceil(over * refillNanos / 1e9));
-    }
-  }
-
-  /** A check caused by {@code key} failed. */
-  void failed(String key) {
+  /**
+   * Counts a check of {@code key}'s as failed before it runs, so that concurrent checks cannot all pass the bound:
+   * 0 when it may run (give the count back with {@link #passed} if it succeeds), else the seconds until one may.
+   */
+  long begin(String key) {
     long now = clock.getAsLong();
-    if (buckets.size() >= MAX_TRACKED) {
-      buckets.values().removeIf(bucket -> {
-        synchronized (bucket) {
-          bucket.drain(now);
-          return bucket.failures == 0;
-        }
-      });
-      if (buckets.size() >= MAX_TRACKED) {
-        buckets.clear();
-      }
+    if (buckets.size() >= MAX_TRACKED && !buckets.containsKey(key)) {
+      evictDrained(now);
     }
     Bucket bucket = buckets.computeIfAbsent(key, k -> new Bucket(now));
     synchronized (bucket) {
       bucket.drain(now);
-      bucket.failures = Math.min(burst, bucket.failures + 1);
+      double over = bucket.failures + 1 - burst;
+      if (over > 0) {
+        return Math.max(1, (long) Math.ceil(over * refillNanos / 1e9));
+      }
+      bucket.failures++;
+      return 0;
+    }
+  }
+
+  /** The check {@link #begin} counted did not fail. */
+  void passed(String key) {
+    Bucket bucket = buckets.get(key);
+    if (bucket != null) {
+      synchronized (bucket) {
+        bucket.failures = Math.max(0, bucket.failures - 1);
+      }
+    }
+  }
+
+  private void evictDrained(long now) {
+    buckets.values().removeIf(bucket -> {
+      synchronized (bucket) {
+        bucket.drain(now);
+        return bucket.failures == 0;
+      }
+    });
+    if (buckets.size() >= MAX_TRACKED) {
+      buckets.clear();
     }
   }
 

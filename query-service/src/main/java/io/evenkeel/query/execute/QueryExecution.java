@@ -142,9 +142,9 @@ public final class QueryExecution {
       idsByShard.computeIfAbsent(hit.shard(), s -> new ArrayList<>()).add(RowId.newBuilder()
           .setTenantId(hit.hit().getTenantId()).setRowId(hit.hit().getRowId()).build());
     }
-    ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline);
+    ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline,
+        bytes -> reserve(bytes, "fetched rows"));
     handleFailures(fetched.failures());
-    reserve(fetched.responses().values().stream().mapToLong(FetchResponse::getSerializedSize).sum(), "fetched rows");
     Map<List<Long>, TableRow> byId = new HashMap<>();
     fetched.responses().values().forEach(response -> response.getRowsList().forEach(bytes -> {
       TableRow row = RowDecoder.decode(bytes.toByteArray());
@@ -200,19 +200,21 @@ public final class QueryExecution {
   }
 
   private Map<Integer, SearchResponse> search(Query query) {
-    ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query);
+    ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query,
+        bytes -> reserve(bytes, "the shards' answers"));
     handleFailures(fanOut.failures());
     fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());
-    reserve(fanOut.responses().values().stream().mapToLong(SearchResponse::getSerializedSize).sum(),
-        "the shards' answers");
     return fanOut.responses();
   }
 
-  /** Reserves what {@code serializedBytes} of shard answers take here; a 400 or 429 when over the budget. */
+  /**
+   * Reserves what a server's answer of {@code serializedBytes} takes here, as it comes; a 400 or 429 when over the
+   * budget.
+   */
   private void reserve(long serializedBytes, String what) {
     try {
-      memory.reserve(ANSWER_BYTES_PER_BYTE * serializedBytes, String.format("%s (%s from %d shards)", what,
-          ByteSize.format(serializedBytes), shards.length));
+      memory.reserve(ANSWER_BYTES_PER_BYTE * serializedBytes, String.format("%s (%s from a server)", what,
+          ByteSize.format(serializedBytes)));
     } catch (MemoryBudget.Exceeded e) {
       throw e.perRequest()
           ? QueryException.invalid(e.getMessage() + "; add a LIMIT, narrow the WHERE clause, or page by a sort key")

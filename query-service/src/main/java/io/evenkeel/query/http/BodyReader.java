@@ -2,22 +2,31 @@ package io.evenkeel.query.http;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 
 /**
  * Reads a request body of at most a given size without holding a thread while the client sends it: what has come is
  * taken, then the rest is awaited with {@link Request#demand}. A client that trickles its body costs a connection
- * (bounded by the connector, cut by the minimum data rate and the idle timeout), never one of the threads that answer
- * the others. The continuation runs on a thread that may block.
+ * (bounded by the connector), never one of the threads that answer the others; and one that sends slower than
+ * {@link #MIN_BYTES_PER_SECOND} after the first {@link #GRACE_NANOS} is answered 408 and cut off at its next bytes
+ * (each of which would reset the idle timeout), or by the idle timeout if it sends none. The continuation runs on a
+ * thread that may block.
  */
 final class BodyReader {
+  static final long MIN_BYTES_PER_SECOND = 1_024;
+  static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   /** What happens once the body is read, or could not be. */
   interface Continuation {
     void body(byte[] bytes);
 
     /** The body is over {@code maxBytes}. */
     void tooLarge(int maxBytes);
+
+    /** The body came slower than the minimum rate. */
+    void tooSlow(long bytesPerSecond);
 
     void failed(Throwable failure);
   }
@@ -26,6 +35,7 @@ final class BodyReader {
   private final int maxBytes;
   private final Continuation continuation;
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+  private final long started = System.nanoTime();
 
   private BodyReader(Request request, int maxBytes, Continuation continuation) {
     this.request = request;
@@ -65,6 +75,11 @@ final class BodyReader {
       }
       if (last) {
         continuation.body(bytes.toByteArray());
+        return;
+      }
+      long elapsed = System.nanoTime() - started;
+      if (elapsed > GRACE_NANOS && bytes.size() < MIN_BYTES_PER_SECOND * elapsed / 1_000_000_000L) {
+        continuation.tooSlow(bytes.size() * 1_000_000_000L / elapsed);
         return;
       }
     }

@@ -9,8 +9,8 @@ import java.util.TreeSet;
 /**
  * The names the service answers to. A request's {@code Host} must be one of them, so that a web page cannot point a
  * name of its own at the service's address and read it as its own site (DNS rebinding); a request a browser sends
- * from a page ({@code Origin}) must come from the service's own origin, so that a page elsewhere cannot post queries
- * across sites. A service bound to a wildcard address, with no names given, takes any {@code Host}: it cannot know
+ * from a page ({@code Origin}) must come from the service's own origin (or one of its names, behind a proxy that
+ * rewrites {@code Host}), so that a page elsewhere cannot post queries across sites. A service bound to a wildcard address, with no names given, takes any {@code Host}: it cannot know
  * the names it is reached by.
  */
 final class ServiceNames {
@@ -46,15 +46,16 @@ final class ServiceNames {
     if (host != null && !hosts.isEmpty() && !hosts.contains(hostOf(host))) {
       return "this service answers to " + hosts + ", not to Host: " + host + " (--allowed-hosts adds names)";
     }
-    if (origin != null && !origin.equals("null")) {
+    if (origin != null) {
+      // "null" is what a browser sends from a sandboxed frame or with no referrer: a page that hides where it is.
       String from;
       try {
-        URI uri = URI.create(origin);
-        from = uri.getRawAuthority();
+        from = origin.equals("null") ? null : URI.create(origin).getRawAuthority();
       } catch (IllegalArgumentException e) {
         from = null;
       }
-      if (from == null || host == null || !from.equalsIgnoreCase(host)) {
+      boolean own = from != null && (from.equalsIgnoreCase(host) || hosts.contains(hostOf(from)));
+      if (!own) {
         return "a page from " + origin + " may not call this service: only its own pages may";
       }
     }

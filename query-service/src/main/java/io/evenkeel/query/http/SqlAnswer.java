@@ -1,5 +1,6 @@
 package io.evenkeel.query.http;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
@@ -12,16 +13,22 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SqlAnswer(List<String> columns, List<List<Object>> rows, long tookMs, Shards shards, Boolean partial,
-    Boolean possiblyStale, String staleReason) {
+    Boolean possiblyStale, String staleReason, @JsonIgnore AutoCloseable held) implements AutoCloseable {
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Shards(int total, int succeeded, int failed, List<ShardFailure> failures) {}
 
-  static SqlAnswer of(QueryResult result) {
+  /** The answer to {@code result}, whose memory {@code held} holds until it is written (then closed). */
+  static SqlAnswer of(QueryResult result, AutoCloseable held) {
     return new SqlAnswer(result.columns(), result.rows(), result.tookMs(),
         new Shards(result.shardsTotal(), result.shardsSucceeded(), result.failures().size(),
             result.partial() ? result.failures() : null),
         result.partial() ? Boolean.TRUE : null, result.staleRules() != null ? Boolean.TRUE : null,
-        result.staleRules());
+        result.staleRules(), held);
+  }
+
+  @Override
+  public void close() throws Exception {
+    held.close();
   }
 }

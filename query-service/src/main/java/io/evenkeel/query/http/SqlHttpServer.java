@@ -37,7 +37,6 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -79,8 +78,6 @@ public final class SqlHttpServer implements AutoCloseable {
   private static final int MAX_QUEUED_TASKS = 1_024;
   private static final int MAX_CONNECTIONS = 1_024;
   private static final long IDLE_TIMEOUT_MS = 30_000;
-  /** Bytes a second a client must at least send its request at, and read its answer at. */
-  private static final long MIN_DATA_RATE = 1_024;
   /** Queries answered at once; more get a 503 at once rather than queueing behind slow ones. */
   public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 32;
   /**
@@ -131,7 +128,7 @@ public final class SqlHttpServer implements AutoCloseable {
     this.bindHost = host;
     // Bounded: the threads, the work waiting for one, the connections; a request's body is read without a thread.
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8, 60_000,
-        new BlockingArrayQueue<>(MAX_QUEUED_TASKS, MAX_QUEUED_TASKS));
+        new BlockingArrayQueue<>(MAX_QUEUED_TASKS));
     threads.setName("query-http");
     this.server = new Server(threads);
     this.connector = https == null ? new ServerConnector(server) : new ServerConnector(server, https);
@@ -140,15 +137,13 @@ public final class SqlHttpServer implements AutoCloseable {
     connector.setIdleTimeout(IDLE_TIMEOUT_MS);
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
-    // A client must send its request and read its answer at a minimum rate: one that trickles bytes (each of which
-    // would reset the idle timeout) is cut off.
-    server.setHandler(new MinimumDataRateHandler(new Handler.Abstract() {
+    server.setHandler(new Handler.Abstract() {
       @Override
       public boolean handle(Request request, Response response, Callback callback) {
         respond(request, response, callback);
         return true;
       }
-    }, MIN_DATA_RATE, MIN_DATA_RATE));
+    });
   }
 
   /**
@@ -197,6 +192,16 @@ public final class SqlHttpServer implements AutoCloseable {
         public void tooLarge(int maxBytes) {
           answer(request, response, callback, () -> {
             throw new HttpError(413, "the request body has more than " + maxBytes + " bytes");
+          });
+        }
+
+        @Override
+        public void tooSlow(long bytesPerSecond) {
+          // The answer closes the connection: what the client still sends is not read.
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          answer(request, response, callback, () -> {
+            throw new HttpError(408, "the request body came at " + bytesPerSecond + " bytes/s; at least "
+                + BodyReader.MIN_BYTES_PER_SECOND + " are needed");
           });
         }
 
@@ -265,8 +270,21 @@ public final class SqlHttpServer implements AutoCloseable {
       LOG.warn("writing the answer to {} {} failed: {}", request.getMethod(), request.getHttpURI(), e.toString());
       callback.failed(e);
       return;
+    } finally {
+      release(body);
     }
     callback.succeeded();
+  }
+
+  /** Gives back the memory an answer held while it was written. */
+  private static void release(Object body) {
+    if (body instanceof AutoCloseable held) {
+      try {
+        held.close();
+      } catch (Exception e) {
+        LOG.warn("could not release an answer's memory: {}", e.toString());
+      }
+    }
   }
 
   private Object route(Request request) throws IOException {
@@ -351,7 +369,7 @@ public final class SqlHttpServer implements AutoCloseable {
     List<Object> params = params(body.path("params"));
     boolean allowPartial = body.path("allow_partial").asBoolean(false);
     QueryResult result = admitted(() -> service.execute(body.get("sql").asText(), params, allowPartial, access));
-    return SqlAnswer.of(result);
+    return SqlAnswer.of(result, service.holdAnswer(result));
   }
 
   /** Runs {@code work} in one of the query slots, or answers 503 at once when all are taken. */

@@ -19,6 +19,13 @@ public interface SqlService {
   QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access);
 
   /**
+   * Holds what {@code result}'s answer takes in memory against the service's budget while it is written to a client
+   * (who may read slowly); closing the hold gives it back. Throws a 429 {@code QueryException} when the queries and
+   * answers held now leave no room for it.
+   */
+  AutoCloseable holdAnswer(QueryResult result);
+
+  /**
    * Makes every write the shard servers acknowledged before the call searchable, on every shard; returns how many
    * shards it covered. Throws a 504 {@code QueryException} naming the shards that did not answer.
    */

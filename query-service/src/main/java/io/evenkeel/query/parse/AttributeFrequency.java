@@ -18,12 +18,14 @@ import java.util.stream.Collectors;
  * gives the most used keys their own index fields on the shards. Besides the totals, it counts each interval's queries
  * per key and per party (the tenant a query names, or its key), so that the choice can weigh every party's queries up
  * to a cap: one tenant's flood cannot push out the keys the others use. Bounded: at most {@link #MAX_KEYS} keys are
- * counted in all and {@link #MAX_PAIRS} key-party pairs an interval (a query with made-up keys costs no memory
- * beyond). Thread-safe; the service records every statement it parses.
+ * counted in all, and an interval counts at most {@link #MAX_PAIRS} key-party pairs, of which at most {@link
+ * #MAX_KEYS_PER_PARTY} keys of one party: a query with made-up keys costs no memory beyond, and one party's made-up
+ * keys leave room for the others'. Thread-safe; the service records every statement it parses.
  */
 public final class AttributeFrequency {
   public static final int MAX_KEYS = 10_000;
   public static final int MAX_PAIRS = 100_000;
+  public static final int MAX_KEYS_PER_PARTY = 1_000;
 
   private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
   private final AtomicReference<Interval> interval = new AtomicReference<>(new Interval());
@@ -32,6 +34,7 @@ public final class AttributeFrequency {
   private static final class Interval {
     final Map<String, Map<String, LongAdder>> byKey = new ConcurrentHashMap<>();
     final AtomicInteger pairs = new AtomicInteger();
+    final Map<String, AtomicInteger> keysOf = new ConcurrentHashMap<>();
   }
 
   /** Counts the statement once for each attribute key it uses, for no party in particular. */
@@ -55,9 +58,11 @@ public final class AttributeFrequency {
       Map<String, LongAdder> parties = current.byKey.get(key);
       LongAdder count = parties == null ? null : parties.get(party);
       if (count == null) {
-        if (current.pairs.get() >= MAX_PAIRS) {
+        AtomicInteger partyKeys = current.keysOf.get(party);
+        if (current.pairs.get() >= MAX_PAIRS || partyKeys != null && partyKeys.get() >= MAX_KEYS_PER_PARTY) {
           continue;
         }
+        current.keysOf.computeIfAbsent(party, p -> new AtomicInteger()).incrementAndGet();
         count = current.byKey.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).computeIfAbsent(party, p -> {
           current.pairs.incrementAndGet();
           return new LongAdder();

@@ -3,6 +3,7 @@ package io.evenkeel.query.route;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.MessageLite;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.router.client.ClientTls;
@@ -24,6 +25,7 @@ import io.grpc.Deadline;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +35,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.LongConsumer;
 
 /**
  * Calls shards in parallel, one call per server the placement names as primary of some of them (carrying all of
@@ -49,6 +53,8 @@ public final class ShardClients implements AutoCloseable {
   private static final long MAX_PAUSE_MS = 400;
   /** How a shard server's refusal for its memory budget begins. */
   private static final String MEMORY_REFUSAL = "shard server memory: ";
+  /** The least time a call must have had for its timing out to count against its server. */
+  private static final long MIN_MS_TO_JUDGE_A_SERVER = 1_000;
   /**
    * What a server that answers says of a shard whose copy is changing place: NOT_FOUND, it holds none (released, or
    * not opened yet); UNAVAILABLE for that shard alone, its copy is closing or reopening in another role. A whole call
@@ -79,15 +85,17 @@ public final class ShardClients implements AutoCloseable {
 
   /**
    * Ends the query when {@code who} refused it for a reason no other shard's answer changes: INVALID_ARGUMENT (the
-   * query is invalid, or too large for the server's memory budget: a 400) or RESOURCE_EXHAUSTED (the server's reads
-   * hold all the memory they may: a 429, to retry).
+   * query is invalid, or too large for the server's memory budget: a 400) or RESOURCE_EXHAUSTED for memory (the
+   * server's reads hold all the memory they may: a 429, to retry). Other RESOURCE_EXHAUSTED (a full disk, a message
+   * over gRPC's size) fail the shards, as any failure does.
    */
   private static void refuseIfTheQueryMust(Status.Code code, String who, String reason) {
+    boolean memory = reason != null && reason.startsWith(MEMORY_REFUSAL);
     if (code == Status.Code.INVALID_ARGUMENT) {
-      throw QueryException.invalid(who + " rejected the query: " + reason + (reason.startsWith(MEMORY_REFUSAL)
+      throw QueryException.invalid(who + " rejected the query: " + reason + (memory
           ? "; add a LIMIT, narrow the WHERE clause, or page by a sort key" : ""));
     }
-    if (code == Status.Code.RESOURCE_EXHAUSTED) {
+    if (code == Status.Code.RESOURCE_EXHAUSTED && memory) {
       throw QueryException.overloaded(who + " is busy: " + reason + "; retry shortly");
     }
   }
@@ -95,17 +103,22 @@ public final class ShardClients implements AutoCloseable {
   /** One shard's part of a server's answer: its response, or why it failed. */
   private record ShardResult<T>(int shard, ShardError error, T response) {}
 
-  /** Runs {@code query} on every shard: one call per server, carrying all of that server's shards. */
-  public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query) {
+  /**
+   * Runs {@code query} on every shard: one call per server, carrying all of that server's shards. {@code
+   * answerBytes} takes the size of each server's answer as it comes (it may throw, ending the query).
+   */
+  public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query, LongConsumer answerBytes) {
     return perServer(shards, deadline, placement::readerOf,
         (stub, serverShards) -> stub.searchShards(SearchShardsRequest.newBuilder().addAllShards(serverShards)
             .setQuery(query).build()),
         response -> response.getResultsList().stream()
-            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList(),
+        answerBytes);
   }
 
-  /** Fetches rows by id from each shard: one call per server. */
-  public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline) {
+  /** Fetches rows by id from each shard: one call per server; {@code answerBytes} as for {@link #search}. */
+  public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline,
+      LongConsumer answerBytes) {
     int[] shards = idsByShard.keySet().stream().mapToInt(Integer::intValue).toArray();
     return perServer(shards, deadline, placement::readerOf,
         (stub, serverShards) -> {
@@ -115,7 +128,8 @@ public final class ShardClients implements AutoCloseable {
           return stub.fetchShards(request.build());
         },
         response -> response.getResultsList().stream()
-            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList());
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r.getResponse())).toList(),
+        answerBytes);
   }
 
   /**
@@ -127,7 +141,8 @@ public final class ShardClients implements AutoCloseable {
         (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards)
             .build()),
         response -> response.getResultsList().stream()
-            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r)).toList());
+            .map(r -> new ShardResult<>(r.getShard(), r.hasError() ? r.getError() : null, r)).toList(),
+        bytes -> { });
   }
 
   /**
@@ -137,12 +152,15 @@ public final class ShardClients implements AutoCloseable {
    * handover, a promotion, a copy moved to another server) is asked again where the placement names it then, with a
    * growing pause, while the deadline leaves time (a promotion under load replays its translog for a few seconds).
    */
-  private <R, T> FanOut<T> perServer(int[] shards, Deadline deadline, IntFunction<Optional<ShardAddress>> locate,
+  private <R extends MessageLite, T> FanOut<T> perServer(int[] shards, Deadline deadline,
+      IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
-      Function<R, List<ShardResult<T>>> results) {
+      Function<R, List<ShardResult<T>>> results, LongConsumer answerBytes) {
     Map<Integer, T> answered = new HashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
-    Map<Integer, ShardFailure> moving = attempt(shards, deadline, locate, call, results, answered, failures);
+    Consumer<R> onAnswer = response -> answerBytes.accept(response.getSerializedSize());
+    Map<Integer, ShardFailure> moving = attempt(shards, deadline, locate, call, results, onAnswer, answered,
+        failures);
     for (long pauseMs = 25; !moving.isEmpty() && deadline.timeRemaining(TimeUnit.MILLISECONDS) > 2 * pauseMs;
         pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS)) {
       try {
@@ -152,7 +170,7 @@ public final class ShardClients implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting for a shard copy to change place", e);
       }
       int[] again = moving.keySet().stream().mapToInt(Integer::intValue).toArray();
-      moving = attempt(again, deadline, locate, call, results, answered, failures);
+      moving = attempt(again, deadline, locate, call, results, onAnswer, answered, failures);
     }
     failures.addAll(moving.values());
     Map<Integer, T> responses = new LinkedHashMap<>();
@@ -167,12 +185,14 @@ public final class ShardClients implements AutoCloseable {
 
   /**
    * One round of calls: puts the answers into {@code answered} and the failures into {@code failures}, except those of
-   * shards whose copy was changing place, which it answers.
+   * shards whose copy was changing place, which it answers. Each server's answer is given to {@code onAnswer} as it
+   * comes, before its shards are looked at: a refusal there ends the query at once.
    */
   private <R, T> Map<Integer, ShardFailure> attempt(int[] shards, Deadline deadline,
       IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
-      Function<R, List<ShardResult<T>>> results, Map<Integer, T> answered, List<ShardFailure> failures) {
+      Function<R, List<ShardResult<T>>> results, Consumer<R> onAnswer, Map<Integer, T> answered,
+      List<ShardFailure> failures) {
     Map<ShardAddress, List<Integer>> byServer = new LinkedHashMap<>();
     Map<Integer, ShardFailure> moving = new HashMap<>();
     for (int shard : shards) {
@@ -181,23 +201,32 @@ public final class ShardClients implements AutoCloseable {
         failures.add(new ShardFailure(shard, "-", "no live copy is known for this shard"));
         continue;
       }
-      String open = breakers.refusal(address.get());
-      if (open != null) {
-        failures.add(new ShardFailure(shard, address.get().toString(), "UNAVAILABLE: " + open));
-        continue;
-      }
       byServer.computeIfAbsent(address.get(), a -> new ArrayList<>()).add(shard);
     }
+    // A call that starts with less time than this says nothing of its server when it times out.
+    boolean judged = deadline.timeRemaining(TimeUnit.MILLISECONDS) >= MIN_MS_TO_JUDGE_A_SERVER;
     List<ListenableFuture<R>> calls = new ArrayList<>();
     List<ListenableFuture<Outcome<R>>> outcomes = new ArrayList<>();
-    byServer.forEach((address, serverShards) -> {
-      ListenableFuture<R> future = call.apply(cluster.futureStub(address).withDeadline(deadline), serverShards);
-      calls.add(future);
-      outcomes.add(Futures.catching(Futures.transform(future, r -> new Outcome<>(address, r, null),
-          MoreExecutors.directExecutor()), Throwable.class, e -> new Outcome<>(address, null, e),
-          MoreExecutors.directExecutor()));
-    });
     try {
+      for (Iterator<Map.Entry<ShardAddress, List<Integer>>> servers = byServer.entrySet().iterator();
+          servers.hasNext(); ) {
+        Map.Entry<ShardAddress, List<Integer>> server = servers.next();
+        // Asked once per server and call: a half-open breaker lets this one call (all its shards) through.
+        String open = breakers.refusal(server.getKey());
+        if (open != null) {
+          server.getValue().forEach(shard -> failures.add(new ShardFailure(shard, server.getKey().toString(),
+              "UNAVAILABLE: " + open)));
+          servers.remove();
+          continue;
+        }
+        ShardAddress address = server.getKey();
+        ListenableFuture<R> future = call.apply(cluster.futureStub(address).withDeadline(deadline),
+            server.getValue());
+        calls.add(future);
+        outcomes.add(Futures.catching(Futures.transform(future, r -> new Outcome<>(address, r, null),
+            MoreExecutors.directExecutor()), Throwable.class, e -> new Outcome<>(address, null, e),
+            MoreExecutors.directExecutor()));
+      }
       for (ListenableFuture<Outcome<R>> next : Futures.inCompletionOrder(outcomes)) {
         Outcome<R> outcome;
         try {
@@ -205,22 +234,23 @@ public final class ShardClients implements AutoCloseable {
           outcome = next.get(Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 1_000,
               TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-          // The servers that have not answered count as failed (below).
-          byServer.keySet().forEach(breakers::failed);
           break;
         }
         String address = outcome.server().toString();
         List<Integer> serverShards = byServer.remove(outcome.server());
         Status.Code callCode = outcome.failure() == null ? Status.Code.OK
             : Status.fromThrowable(outcome.failure()).getCode();
-        if (SERVER_FAILED.contains(callCode)) {
+        // A server that answers, even with an error, is alive; one that lets a call time out or is unreachable may
+        // be stalled or gone (a shard server stops its searches before the deadline, so a slow query is answered).
+        if (SERVER_FAILED.contains(callCode) && judged) {
           breakers.failed(outcome.server());
-        } else if (callCode == Status.Code.CANCELLED) {
+        } else if (SERVER_FAILED.contains(callCode) || callCode == Status.Code.CANCELLED) {
           breakers.released(outcome.server());
         } else {
           breakers.answered(outcome.server());
         }
         if (outcome.failure() == null) {
+          onAnswer.accept(outcome.response());
           for (ShardResult<T> result : results.apply(outcome.response())) {
             if (result.error() == null) {
               answered.put(result.shard(), result.response());
@@ -256,7 +286,8 @@ public final class ShardClients implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the shard servers", e);
     } finally {
-      // Refused, interrupted or past the deadline: the servers still working for this query stop.
+      // Refused, interrupted or past the deadline: the servers still working for this query stop, and their
+      // breakers learn nothing from it (a lost callback aside, a call past the deadline has its outcome above).
       calls.forEach(pending -> pending.cancel(true));
       byServer.keySet().forEach(breakers::released);
     }

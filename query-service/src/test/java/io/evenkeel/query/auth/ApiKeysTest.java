@@ -82,6 +82,41 @@ class ApiKeysTest {
     assertThat(keys.authenticate(more[0], "192.0.2.2").tenants()).containsExactly(8L);
   }
 
+  /** 40 wrong secrets at once for one id: at most 10 are checked (the bound counts before the check). */
+  @Test
+  void concurrentGuessesCannotPassTheBoundTogether() throws Exception {
+    String[] admin = ApiKeys.newKey("ops", "admin");
+    Path file = dir.resolve("keys");
+    write(file, admin[1]);
+    ApiKeys keys = ApiKeys.open(file, () -> 0L);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(40);
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    List<java.util.concurrent.Future<String>> outcomes = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String guess = "ops.guess" + i;
+      String address = "198.51.100." + i;
+      outcomes.add(pool.submit(() -> {
+        start.await();
+        try {
+          keys.authenticate(guess, address);
+          return "accepted";
+        } catch (ApiKeys.TooManyFailures e) {
+          return "429";
+        } catch (ApiKeys.Unauthorized e) {
+          return "checked";
+        }
+      }));
+    }
+    start.countDown();
+    java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+    for (java.util.concurrent.Future<String> outcome : outcomes) {
+      counts.merge(outcome.get(), 1, Integer::sum);
+    }
+    pool.shutdown();
+    assertThat(counts).isEqualTo(java.util.Map.of("checked", ApiKeys.FAILURES_BURST, "429",
+        40 - ApiKeys.FAILURES_BURST));
+  }
+
   @Test
   void aChangedFileRotatesKeysWithoutARestartAndABrokenOneKeepsTheKeysInForce() throws Exception {
     String[] old = ApiKeys.newKey("shop7", "tenant 7");

@@ -55,7 +55,7 @@ public final class MemoryBudget {
   public static MemoryBudget of(Long processLimit, Long requestLimit, String processSetting, String requestSetting) {
     MemoryBudget defaults = ofHeap(processSetting, requestSetting);
     long process = processLimit == null ? defaults.processLimit : processLimit;
-    long request = requestLimit == null ? Math.min(DEFAULT_REQUEST_LIMIT, process) : requestLimit;
+    long request = Math.min(requestLimit == null ? DEFAULT_REQUEST_LIMIT : requestLimit, process);
     return new MemoryBudget(process, request, processSetting, requestSetting);
   }
 

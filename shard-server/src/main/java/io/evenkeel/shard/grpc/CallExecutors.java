@@ -14,11 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads a shard server's calls run on, one pool per kind, so that a flood of one kind cannot take the threads
- * of another: searches (and fetches, stats, refreshes) cannot hold up writes, and neither can hold up replication,
- * which a primary's own writes wait for on its replicas' servers. Writes and reads have a fixed number of threads
- * each (more calls of the kind queue for them); replication calls, which only the cluster's own servers make and
- * which can wait on each other across servers (a copy job reads files from the server that asked for it), get a
- * thread each, as gRPC's default executor gives every call, so they can never deadlock on a full pool.
+ * of another: searches (and fetches, refreshes) cannot hold up writes, and neither can hold up the cluster's own
+ * calls: replication, which a primary's own writes wait for on its replicas' servers, and {@code Stats}, which a
+ * promotion or a handover asks every copy for. Writes and reads have a fixed number of threads each (more calls of
+ * the kind queue for them); the cluster's calls, which can wait on each other across servers (a copy job reads files
+ * from the server that asked for it), get a thread each, as gRPC's default executor gives every call, so they can
+ * never deadlock on a full pool.
  */
 public final class CallExecutors implements ServerCallExecutorSupplier, AutoCloseable {
   private final ExecutorService writes;
@@ -38,7 +39,8 @@ public final class CallExecutors implements ServerCallExecutorSupplier, AutoClos
     if (method.equals(ShardServiceGrpc.getWriteMethod().getFullMethodName())) {
       return writes;
     }
-    if (ReplicationServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName())) {
+    if (ReplicationServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName())
+        || method.equals(ShardServiceGrpc.getStatsMethod().getFullMethodName())) {
       return replication;
     }
     return reads;

@@ -76,6 +76,9 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
         return thread;
       });
 
+  /** How long before the caller's deadline a search stops, at most (a tenth of the time left, if that is less). */
+  private static final long ANSWER_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
   private final IntFunction<ShardCopy> shards;
   private final MemoryBudget memory;
 
@@ -189,11 +192,17 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     IndexSearcher searcher = searchers.acquire();
     try {
       // The caller's deadline (the query service sends what is left of its own) bounds the work, not only the wait;
-      // so does the caller's cancellation (it gave up: another shard refused the query).
+      // so does the caller's cancellation (it gave up: another shard refused the query). The search stops a little
+      // before the deadline, so that its DEADLINE_EXCEEDED reaches the caller as this server's answer: a slow query,
+      // not a server that does not answer.
       Context context = Context.current();
       Deadline deadline = context.getDeadline();
-      return ShardSearch.run(ShardSearcher.until(searcher, deadline == null ? Long.MAX_VALUE
-          : System.nanoTime() + deadline.timeRemaining(TimeUnit.NANOSECONDS), context::isCancelled), query, reserved);
+      long stopAt = Long.MAX_VALUE;
+      if (deadline != null) {
+        long remaining = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+        stopAt = System.nanoTime() + remaining - Math.min(ANSWER_MARGIN_NANOS, Math.max(0, remaining) / 10);
+      }
+      return ShardSearch.run(ShardSearcher.until(searcher, stopAt, context::isCancelled), query, reserved);
     } finally {
       searchers.release(searcher);
     }

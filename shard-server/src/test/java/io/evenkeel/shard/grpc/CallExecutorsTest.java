@@ -20,10 +20,10 @@ class CallExecutorsTest {
     try (CallExecutors executors = new CallExecutors(2)) {
       assertThat(threadOf(executors, ShardServiceGrpc.getWriteMethod())).startsWith("grpc-writes-");
       assertThat(threadOf(executors, ShardServiceGrpc.getSearchShardsMethod())).startsWith("grpc-reads-");
-      assertThat(threadOf(executors, ShardServiceGrpc.getStatsMethod())).startsWith("grpc-reads-");
+      assertThat(threadOf(executors, ShardServiceGrpc.getStatsMethod())).startsWith("grpc-replication-");
       assertThat(threadOf(executors, ReplicationServiceGrpc.getReplicateMethod())).startsWith("grpc-replication-");
 
-      // Every read thread busy: a write still runs at once.
+      // Every read thread busy: a write, and a promotion's Stats, still run at once.
       CountDownLatch release = new CountDownLatch(1);
       for (int i = 0; i < 2; i++) {
         executors.getExecutor(call(ShardServiceGrpc.getSearchShardsMethod()), new Metadata()).execute(() -> {
@@ -36,6 +36,7 @@ class CallExecutorsTest {
       }
       try {
         assertThat(threadOf(executors, ShardServiceGrpc.getWriteMethod())).startsWith("grpc-writes-");
+        assertThat(threadOf(executors, ShardServiceGrpc.getStatsMethod())).startsWith("grpc-replication-");
       } finally {
         release.countDown();
       }
