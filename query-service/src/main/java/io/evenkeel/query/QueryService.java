@@ -199,7 +199,8 @@ public final class QueryService implements SqlService, AutoCloseable {
       return "of key " + access.keyId();
     }
     Set<Long> tenants = ShardRouter.tenantsNamed(where);
-    return tenants != null && tenants.size() == 1 ? "of tenant " + tenants.iterator().next() : "over several tenants";
+    return tenants != null && tenants.size() == 1 ? "of tenant " + tenants.iterator().next()
+        : TenantSlots.SEVERAL_TENANTS;
   }
 
   private QueryResult run(SelectStatement statement, Optimizer optimizer, boolean allowPartial, long started) {

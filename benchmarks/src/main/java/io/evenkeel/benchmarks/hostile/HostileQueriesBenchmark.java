@@ -91,8 +91,22 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .executor(Executors.newCachedThreadPool()).build();
 
+  /** The stack while it runs: stopped by a shutdown hook too, so that Ctrl-C leaves no process behind. */
+  private volatile EvenkeelPeer running;
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new HostileQueriesBenchmark()).execute(args));
+    HostileQueriesBenchmark benchmark = new HostileQueriesBenchmark();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      EvenkeelPeer stack = benchmark.running;
+      if (stack != null) {
+        try {
+          stack.close();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }, "hostile-benchmark-stop"));
+    System.exit(new CommandLine(benchmark).execute(args));
   }
 
   /** One answer: its status, how long it took, and the error it gave. */
@@ -107,6 +121,7 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
     repo = repo.toAbsolutePath().normalize();
     Path work = Files.createTempDirectory("evenkeel-hostile-");
     try (EvenkeelPeer stack = EvenkeelPeer.start(repo, work.resolve("data"), List.of())) {
+      running = stack;
       PeerRows first = PeerRows.generate(SEED, rows, tenants);
       PeerRows second = first.shifted(10_000_000L);
       Path firstFile = work.resolve("first.jsonl");
@@ -118,8 +133,9 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
 
       System.out.printf("loading %,d rows of %d Zipf(1) tenants alone%n", rows, tenants);
       double aloneRate = load(stack, firstFile);
+      System.out.printf("  %,.0f rows/s; tenant queries alone for 60 s%n", aloneRate);
       List<Long> tenantIds = smallAndLargeTenants(first.rows());
-      TenantFigures aloneTenants = tenantQueries(sql, tenantIds, Duration.ofSeconds(60), new AtomicBoolean(true));
+      TenantFigures aloneTenants = tenantQueries(sql, tenantIds, Duration.ofSeconds(60), new AtomicBoolean(false));
       System.out.printf("alone: load %,.0f rows/s; tenant queries p50 %.1f ms, p99 %.1f ms%n", aloneRate,
           aloneTenants.p50(), aloneTenants.p99());
 
@@ -187,6 +203,7 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
       System.out.println("written: " + markdown);
       return fiveHundreds == 0 && died.isEmpty() ? 0 : 1;
     } finally {
+      running = null;
       IOUtils.rm(work);
     }
   }

@@ -6,21 +6,27 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * A circuit breaker per shard server: a server whose last {@link #FAILURES_TO_OPEN} calls all timed out or found it
- * unreachable is not called for {@link #OPEN_MS}; its shards fail at once instead of holding a query (and its slot)
- * for the whole deadline. Then one call at a time probes it (half open): an answer closes the breaker, a failure opens
- * it again. So a stalled server that keeps its ZooKeeper session costs the queries that need it a fast failure (or a
- * partial answer), and queries of tenants on other servers keep their slots. Thread-safe.
+ * A circuit breaker per shard server, for a server that has stopped answering (stalled, say, yet holding its
+ * ZooKeeper session): once its last {@link #FAILURES_TO_OPEN} calls timed out or found it unreachable and it has
+ * answered no call at all for {@link #SILENCE_MS}, it is not called for {@link #OPEN_MS}; its shards fail at once
+ * instead of holding a query (and its slot) for the whole deadline. Then one call at a time probes it (half open):
+ * an answer closes the breaker, a failure opens it again. A server that is only busy keeps answering some calls
+ * (it stops its searches before their deadline and says so), so it is never cut off for being slow: that would fail
+ * every tenant's queries on it for the load some of them make. Thread-safe.
  */
 final class ServerBreakers {
   static final int FAILURES_TO_OPEN = 3;
+  static final long SILENCE_MS = 3_000;
   static final long OPEN_MS = 5_000;
 
   private final LongSupplier clockMs;
+  private final long startedMs;
   private final Map<ShardAddress, Breaker> breakers = new ConcurrentHashMap<>();
+  private final Map<ShardAddress, Long> lastAnswered = new ConcurrentHashMap<>();
 
   ServerBreakers(LongSupplier clockMs) {
     this.clockMs = clockMs;
+    this.startedMs = clockMs.getAsLong();
   }
 
   /** Why {@code server} is not to be called now, or null when it may be (a half-open breaker lets one call in). */
@@ -29,8 +35,9 @@ final class ServerBreakers {
     return breaker == null ? null : breaker.refusal(clockMs.getAsLong());
   }
 
-  /** The server answered: its breaker closes. */
+  /** The server answered a call (even with an error): it is alive, and its breaker closes. */
   void answered(ShardAddress server) {
+    lastAnswered.put(server, clockMs.getAsLong());
     breakers.remove(server);
   }
 
@@ -44,21 +51,24 @@ final class ServerBreakers {
 
   /** A call to the server timed out or found it unreachable. */
   void failed(ShardAddress server) {
-    breakers.computeIfAbsent(server, s -> new Breaker()).failed(clockMs.getAsLong());
+    long now = clockMs.getAsLong();
+    long silentMs = now - lastAnswered.getOrDefault(server, startedMs);
+    breakers.computeIfAbsent(server, s -> new Breaker()).failed(now, silentMs);
   }
 
   private static final class Breaker {
     private int failures;
-    private long openUntil;
+    private long openUntil = Long.MIN_VALUE;
     private boolean probing;
 
     synchronized String refusal(long now) {
-      if (failures < FAILURES_TO_OPEN) {
+      if (openUntil == Long.MIN_VALUE) {
         return null;
       }
       if (now < openUntil || probing) {
-        return "the server's last " + failures + " calls timed out or found it unreachable; it is not called for "
-            + OPEN_MS / 1_000 + " s after that, then one call at a time until one is answered";
+        return "the server answered no call for " + SILENCE_MS / 1_000 + " s and its last " + failures
+            + " calls timed out or found it unreachable; it is not called for " + OPEN_MS / 1_000
+            + " s after that, then one call at a time until one is answered";
       }
       probing = true;
       return null;
@@ -68,10 +78,10 @@ final class ServerBreakers {
       probing = false;
     }
 
-    synchronized void failed(long now) {
+    synchronized void failed(long now, long silentMs) {
       failures++;
       probing = false;
-      if (failures >= FAILURES_TO_OPEN) {
+      if (failures >= FAILURES_TO_OPEN && silentMs >= SILENCE_MS) {
         openUntil = now + OPEN_MS;
       }
     }

@@ -25,6 +25,10 @@ class TenantSlotsTest {
     }
     second.close();
     assertThat(slots.running("of tenant 7")).isZero();
+    try (TenantSlots.Slot analytics = slots.acquire(TenantSlots.SEVERAL_TENANTS)) {
+      assertThatThrownBy(() -> slots.acquire(TenantSlots.SEVERAL_TENANTS)).as("half the share")
+          .hasMessageContaining("halved for queries over several tenants");
+    }
     assertThat(slots.running("of tenant 8")).isZero();
   }
 }

@@ -10,17 +10,18 @@ class ServerBreakersTest {
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final ServerBreakers breakers = new ServerBreakers(now::get);
   private final ShardAddress stalled = new ShardAddress("127.0.0.1", 1);
-  private final ShardAddress healthy = new ShardAddress("127.0.0.1", 2);
+  private final ShardAddress busy = new ShardAddress("127.0.0.1", 2);
 
   @Test
-  void aServerThatKeepsTimingOutIsSkippedThenProbedOneCallAtATime() {
+  void aServerThatAnswersNothingIsSkippedThenProbedOneCallAtATime() {
+    breakers.answered(stalled);
+    now.addAndGet(ServerBreakers.SILENCE_MS);
     for (int i = 0; i < ServerBreakers.FAILURES_TO_OPEN - 1; i++) {
       breakers.failed(stalled);
       assertThat(breakers.refusal(stalled)).as("after %d failures", i + 1).isNull();
     }
     breakers.failed(stalled);
     assertThat(breakers.refusal(stalled)).contains("not called for 5 s");
-    assertThat(breakers.refusal(healthy)).isNull();
 
     now.addAndGet(ServerBreakers.OPEN_MS);
     assertThat(breakers.refusal(stalled)).as("the probe").isNull();
@@ -35,5 +36,20 @@ class ServerBreakersTest {
     breakers.answered(stalled);
     assertThat(breakers.refusal(stalled)).isNull();
     assertThat(breakers.refusal(stalled)).as("closed: every call goes").isNull();
+  }
+
+  /** Calls that time out on a server that keeps answering others (it is busy, not stalled) never open its breaker. */
+  @Test
+  void aBusyServerThatStillAnswersSomeCallsIsNeverCutOff() {
+    for (int i = 0; i < 20; i++) {
+      now.addAndGet(1_000);
+      breakers.failed(busy);
+      breakers.failed(busy);
+      breakers.failed(busy);
+      if (i % 2 == 0) {
+        breakers.answered(busy);
+      }
+      assertThat(breakers.refusal(busy)).as("round %d", i).isNull();
+    }
   }
 }
