@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * How many queries one party may run at once, so that no tenant takes every query slot from the others: a party is
  * a tenant key, or for an admin key (or a service without keys) the one tenant a query names; queries that name no
- * single tenant share one party, {@link #SEVERAL_TENANTS}, with half the share: each of them asks every shard, so a few
- * at once take the shard servers' CPU from every tenant. Over its share a query gets a 429 at once. Thread-safe.
+ * single tenant share one party, {@link #SEVERAL_TENANTS}, with a quarter of the share: each of them asks every shard,
+ * so a few at once take the shard servers' CPU from every tenant. Over its share a query gets a 429 at once. Thread-safe.
  */
 public final class TenantSlots {
   /** The party of every query that names no single tenant. */
@@ -29,7 +29,7 @@ public final class TenantSlots {
    * it runs as many queries as it may.
    */
   public Slot acquire(String party) {
-    int share = party.equals(SEVERAL_TENANTS) ? Math.max(1, perParty / 2) : perParty;
+    int share = party.equals(SEVERAL_TENANTS) ? Math.max(1, perParty / 4) : perParty;
     boolean[] admitted = {false};
     running.compute(party, (key, count) -> {
       int now = count == null ? 0 : count;
@@ -38,7 +38,7 @@ public final class TenantSlots {
     });
     if (!admitted[0]) {
       throw QueryException.overloaded(share + " queries " + party + " are running, as many as may run at once"
-          + " (--max-concurrent-queries-per-tenant" + (share < perParty ? ", halved for queries over several tenants"
+          + " (--max-concurrent-queries-per-tenant" + (share < perParty ? ", a quarter of it for queries over several tenants"
           : "") + "); retry shortly");
     }
     return () -> running.computeIfPresent(party, (key, count) -> count == 1 ? null : count - 1);

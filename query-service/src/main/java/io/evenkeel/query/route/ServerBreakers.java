@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  */
 final class ServerBreakers {
   static final int FAILURES_TO_OPEN = 3;
-  static final long SILENCE_MS = 3_000;
+  static final long SILENCE_MS = 10_000;
   static final long OPEN_MS = 5_000;
 
   private final LongSupplier clockMs;

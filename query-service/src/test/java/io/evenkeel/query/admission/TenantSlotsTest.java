@@ -26,8 +26,8 @@ class TenantSlotsTest {
     second.close();
     assertThat(slots.running("of tenant 7")).isZero();
     try (TenantSlots.Slot analytics = slots.acquire(TenantSlots.SEVERAL_TENANTS)) {
-      assertThatThrownBy(() -> slots.acquire(TenantSlots.SEVERAL_TENANTS)).as("half the share")
-          .hasMessageContaining("halved for queries over several tenants");
+      assertThatThrownBy(() -> slots.acquire(TenantSlots.SEVERAL_TENANTS)).as("a quarter of the share")
+          .hasMessageContaining("a quarter of it for queries over several tenants");
     }
     assertThat(slots.running("of tenant 8")).isZero();
   }

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads a shard server's calls run on, one pool per kind, so that a flood of one kind cannot take the threads
- * of another: searches (and fetches, refreshes) cannot hold up writes, and neither can hold up the cluster's own
- * calls: replication, which a primary's own writes wait for on its replicas' servers, and {@code Stats}, which a
- * promotion or a handover asks every copy for. Writes and reads have a fixed number of threads each (more calls of
+ * of another: searches and fetches cannot hold up writes, and neither can hold up the cluster's own calls:
+ * replication, which a primary's own writes wait for on its replicas' servers, {@code Stats}, which a promotion or a
+ * handover asks every copy for, and {@code RefreshShards}, which makes a load searchable. Writes and reads have a fixed number of threads each (more calls of
  * the kind queue for them); the cluster's calls, which can wait on each other across servers (a copy job reads files
  * from the server that asked for it), get a thread each, as gRPC's default executor gives every call, so they can
  * never deadlock on a full pool.
@@ -40,7 +40,8 @@ public final class CallExecutors implements ServerCallExecutorSupplier, AutoClos
       return writes;
     }
     if (ReplicationServiceGrpc.SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName())
-        || method.equals(ShardServiceGrpc.getStatsMethod().getFullMethodName())) {
+        || method.equals(ShardServiceGrpc.getStatsMethod().getFullMethodName())
+        || method.equals(ShardServiceGrpc.getRefreshShardsMethod().getFullMethodName())) {
       return replication;
     }
     return reads;

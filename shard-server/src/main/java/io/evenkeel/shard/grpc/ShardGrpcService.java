@@ -68,9 +68,12 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     T run() throws Exception;
   }
 
-  /** Runs the shards of a multi-shard call in parallel, as separate calls would run on gRPC's executor. */
+  /**
+   * Runs the shards of a multi-shard call in parallel, as separate calls would run on gRPC's executor: as many
+   * threads as calls of a kind have, so that one heavy call's shards do not queue every other call's behind them.
+   */
   private static final ExecutorService SHARD_CALLS = Executors.newFixedThreadPool(
-      Math.max(2, Runtime.getRuntime().availableProcessors()), runnable -> {
+      Math.max(8, 4 * Runtime.getRuntime().availableProcessors()), runnable -> {
         Thread thread = new Thread(runnable, "shard-calls");
         thread.setDaemon(true);
         return thread;

@@ -21,6 +21,7 @@ class CallExecutorsTest {
       assertThat(threadOf(executors, ShardServiceGrpc.getWriteMethod())).startsWith("grpc-writes-");
       assertThat(threadOf(executors, ShardServiceGrpc.getSearchShardsMethod())).startsWith("grpc-reads-");
       assertThat(threadOf(executors, ShardServiceGrpc.getStatsMethod())).startsWith("grpc-replication-");
+      assertThat(threadOf(executors, ShardServiceGrpc.getRefreshShardsMethod())).startsWith("grpc-replication-");
       assertThat(threadOf(executors, ReplicationServiceGrpc.getReplicateMethod())).startsWith("grpc-replication-");
 
       // Every read thread busy: a write, and a promotion's Stats, still run at once.
