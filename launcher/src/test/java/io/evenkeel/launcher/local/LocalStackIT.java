@@ -614,9 +614,14 @@ class LocalStackIT {
           "not avro".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
     }
     double deadLettersBefore = FlinkJobMetrics.sum(before, "deadLetters");
+    // Each vertex's metrics reach the UI on their own schedule: wait for the writer's too, not only the router's.
+    double sentByWriterBefore = FlinkJobMetrics.sum(FlinkJobMetrics.matching(before, ".*Writer\\.changesSent"),
+        "changesSent");
     Map<String, Double> after = awaitMetrics(job, metrics -> FlinkJobMetrics.sum(metrics, "deadLetters")
         > deadLettersBefore && FlinkJobMetrics.sum(metrics, "routedChanges") > FlinkJobMetrics.sum(before,
-        "routedChanges") + 1_000 && FlinkJobMetrics.sum(metrics, "rulesProposed") > 0);
+        "routedChanges") + 1_000 && FlinkJobMetrics.sum(metrics, "rulesProposed") > 0
+        && FlinkJobMetrics.sum(FlinkJobMetrics.matching(metrics, ".*Writer\\.changesSent"), "changesSent")
+        > sentByWriterBefore);
     assertThat(FlinkJobMetrics.sum(after, "deadLetters")).as("dead letters").isEqualTo(deadLettersBefore + 1);
     Map<String, Double> sentBefore = FlinkJobMetrics.matching(before, ".*Writer\\.changesSent");
     Map<String, Double> sentAfter = FlinkJobMetrics.matching(after, ".*Writer\\.changesSent");
