@@ -3,9 +3,9 @@ package io.evenkeel.benchmarks.hostile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
+import io.evenkeel.benchmarks.peer.PeerQueries;
 import io.evenkeel.benchmarks.peer.PeerRows;
 import io.evenkeel.benchmarks.query.BenchmarkFigures;
-import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -134,7 +134,9 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
       System.out.printf("loading %,d rows of %d Zipf(1) tenants alone%n", rows, tenants);
       double aloneRate = load(stack, firstFile);
       System.out.printf("  %,.0f rows/s; tenant queries alone for 60 s%n", aloneRate);
-      List<Long> tenantIds = smallAndLargeTenants(first.rows());
+      List<List<Long>> groups = PeerQueries.tenants(first.rows(), 5, 20);
+      List<Long> tenantIds = new ArrayList<>(groups.get(0));
+      tenantIds.addAll(groups.get(1));
       TenantFigures aloneTenants = tenantQueries(sql, tenantIds, Duration.ofSeconds(60), new AtomicBoolean(false));
       System.out.printf("alone: load %,.0f rows/s; tenant queries p50 %.1f ms, p99 %.1f ms%n", aloneRate,
           aloneTenants.p50(), aloneTenants.p99());
@@ -218,17 +220,6 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
     return lines / ((System.nanoTime() - started) / 1e9);
   }
 
-  /** The 20 smallest and the 5 largest tenants: what other tenants see. */
-  private static List<Long> smallAndLargeTenants(List<TransactionLogChange> rows) {
-    Map<Long, Integer> counts = new HashMap<>();
-    rows.forEach(row -> counts.merge(row.getTenantId(), 1, Integer::sum));
-    List<Long> byRows = new ArrayList<>(counts.keySet());
-    byRows.sort((a, b) -> Integer.compare(counts.get(b), counts.get(a)));
-    List<Long> chosen = new ArrayList<>(byRows.subList(0, Math.min(5, byRows.size())));
-    chosen.addAll(byRows.subList(Math.max(0, byRows.size() - 20), byRows.size()));
-    return chosen;
-  }
-
   /** Tenant-scoped queries one after another for at least {@code length}, and while {@code more} holds. */
   private TenantFigures tenantQueries(String sql, List<Long> tenantIds, Duration length, AtomicBoolean more) {
     Random random = new Random(SEED);
@@ -247,9 +238,9 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
         ms.add((double) answer.ms());
       }
     }
-    return new TenantFigures(ms.isEmpty() ? 0 : BenchmarkFigures.percentile(ms.stream().mapToDouble(d -> d)
-        .sorted().toArray(), 0.5), ms.isEmpty() ? 0 : BenchmarkFigures.percentile(ms.stream()
-        .mapToDouble(d -> d).sorted().toArray(), 0.99), ms.size(), statuses);
+    double[] sorted = ms.stream().mapToDouble(d -> d).sorted().toArray();
+    return new TenantFigures(sorted.length == 0 ? 0 : BenchmarkFigures.percentile(sorted, 0.5),
+        sorted.length == 0 ? 0 : BenchmarkFigures.percentile(sorted, 0.99), ms.size(), statuses);
   }
 
   private Answer post(String url, String sql) {

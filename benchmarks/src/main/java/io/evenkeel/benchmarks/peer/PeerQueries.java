@@ -20,7 +20,7 @@ import java.util.Random;
  * created_time window of 1, 6, 24 or 72 hours around the row, and two to four more conditions drawn from what the row
  * holds; the 100 newest rows by created_time.
  */
-final class PeerQueries {
+public final class PeerQueries {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long HOUR = 3_600_000;
   private static final int PAGE = 100;
@@ -31,7 +31,7 @@ final class PeerQueries {
   private PeerQueries() {}
 
   /** The {@code hot} tenants with the most rows and the {@code small} ones with the fewest (ties by tenant id). */
-  static List<List<Long>> tenants(List<TransactionLogChange> rows, int hot, int small) {
+  public static List<List<Long>> tenants(List<TransactionLogChange> rows, int hot, int small) {
     Map<Long, Integer> counts = new HashMap<>();
     rows.forEach(row -> counts.merge(row.getTenantId(), 1, Integer::sum));
     List<Long> byRows = new ArrayList<>(counts.keySet());
