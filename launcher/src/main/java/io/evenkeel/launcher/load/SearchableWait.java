@@ -17,11 +17,13 @@ import org.apache.kafka.common.TopicPartition;
  * <p>(1) means the shards hold every change of the load: the job's sink records, per partition, the offset up to which
  * every change is acknowledged by its shard (written to its translog and applied to its index), as the committed
  * offsets of a consumer group of their own. (2) is the query service's {@code POST /refresh}, which makes every
- * acknowledged write searchable. Nothing is asked row by row, so the wait costs the cluster almost nothing, whatever
+ * acknowledged write searchable; while some shards cannot answer it (a dead server's copies failing over) it is asked
+ * again until the timeout. Nothing is asked row by row, so the wait costs the cluster almost nothing, whatever
  * the load's size.
  */
 final class SearchableWait {
   private static final Duration POLL = Duration.ofMillis(100);
+  private static final Duration REFRESH_RETRY = Duration.ofMillis(500);
 
   private final Admin kafka;
   private final String group;
@@ -59,10 +61,31 @@ final class SearchableWait {
       }
       Thread.sleep(POLL.toMillis());
     }
-    try {
-      sql.refresh();
-    } catch (SqlClient.SqlError e) {
-      throw new IOException("the query service could not refresh the shards: " + e.getMessage(), e);
+    refresh(sql, deadline, out);
+  }
+
+  /**
+   * Refreshes every shard. A refresh that some shards could not answer (a server died and its replicas have not taken
+   * over yet, or the service is busy) is asked again until {@code deadline}: the rows are acknowledged, only their
+   * visibility waits.
+   */
+  static void refresh(SqlClient sql, long deadline, PrintStream out) throws IOException, InterruptedException {
+    long nextProgress = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    while (true) {
+      try {
+        sql.refresh();
+        return;
+      } catch (SqlClient.SqlError e) {
+        if (!e.transientFailure() || System.nanoTime() > deadline) {
+          throw new IOException("the query service could not refresh the shards: " + e.getMessage(), e);
+        }
+        if (System.nanoTime() > nextProgress) {
+          out.printf("waiting: the shards could not all refresh yet (%s)%n", e.getMessage());
+          out.flush();
+          nextProgress = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        }
+        Thread.sleep(REFRESH_RETRY.toMillis());
+      }
     }
   }
 

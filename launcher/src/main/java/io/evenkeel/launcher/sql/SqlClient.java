@@ -26,8 +26,24 @@ public final class SqlClient {
   public static final class SqlError extends Exception {
     private static final long serialVersionUID = 1L;
 
-    SqlError(String message) {
-      super(message);
+    private final int status;
+
+    SqlError(int status, String message) {
+      super("error " + status + ": " + message);
+      this.status = status;
+    }
+
+    /** The HTTP status the service answered. */
+    public int status() {
+      return status;
+    }
+
+    /**
+     * Whether the same request may succeed later unchanged: the service was busy (429, 503) or some shards did not
+     * answer in time (504), as while a dead server's copies fail over.
+     */
+    public boolean transientFailure() {
+      return status == 429 || status == 503 || status == 504;
     }
   }
 
@@ -92,7 +108,7 @@ public final class SqlClient {
       throw new IOException("no query service at " + endpoint + " (connection refused)", e);
     }
     if (response.statusCode() / 100 != 2) {
-      throw new SqlError("error " + response.statusCode() + ": " + errorMessage(response.body()));
+      throw new SqlError(response.statusCode(), errorMessage(response.body()));
     }
     return response.body();
   }
