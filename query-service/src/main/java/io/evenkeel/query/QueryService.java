@@ -3,6 +3,8 @@ package io.evenkeel.query;
 import io.evenkeel.query.admission.TenantSlots;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.TenantRestriction;
+import io.evenkeel.query.cursor.Cursor;
+import io.evenkeel.query.cursor.Keyset;
 import io.evenkeel.query.execute.QueryExecution;
 import io.evenkeel.query.http.SqlService;
 import io.evenkeel.query.optimize.Optimizer;
@@ -27,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -170,26 +173,56 @@ public final class QueryService implements SqlService, AutoCloseable {
   }
 
   @Override
-  public QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access) {
+  public QueryResult next(String cursor, boolean allowPartial, Access access) {
+    Cursor next;
     try {
-      return run(sql, params, allowPartial, access);
+      next = Cursor.decode(cursor);
+    } catch (IllegalArgumentException e) {
+      throw QueryException.invalid(e.getMessage());
+    }
+    return execute(next.sql(), next.params(), next.after(), allowPartial, access);
+  }
+
+  @Override
+  public QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access) {
+    return execute(sql, params, null, allowPartial, access);
+  }
+
+  /** {@code after}: the page after that position in the statement's total order (a cursor's); null for the first. */
+  private QueryResult execute(String sql, List<Object> params, List<Object> after, boolean allowPartial,
+      Access access) {
+    try {
+      return run(sql, params, after, allowPartial, access);
     } catch (StackOverflowError e) {
       // Nesting without parentheses (a chain of thousands of ORs or NOTs) still recurses that deep.
       throw QueryException.invalid("the statement's expressions nest too deeply to plan; split it");
     }
   }
 
-  private QueryResult run(String sql, List<Object> params, boolean allowPartial, Access access) {
+  private QueryResult run(String sql, List<Object> params, List<Object> after, boolean allowPartial,
+      Access access) {
     long started = System.nanoTime();
-    SelectStatement statement = StatementParser.parse(sql, params);
+    SelectStatement asked = StatementParser.parse(sql, params);
+    SelectStatement statement = asked;
+    if (after != null) {
+      try {
+        statement = Keyset.after(asked, after);
+      } catch (IllegalArgumentException e) {
+        throw QueryException.invalid("\"cursor\": " + e.getMessage());
+      }
+    }
     Optimizer optimizer = this.optimizer;
     if (!access.isAdmin()) {
       statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
     }
     String party = party(access, optimizer.where(statement));
     attributeFrequency.record(statement, party);
+    // A page that can continue answers with the cursor of the next: the statement as asked (its tenant restriction
+    // is applied again to each page) and the position of its last row.
+    Function<List<Object>, String> cursorAt = Keyset.pageable(asked)
+        ? position -> new Cursor(sql, params, position).encode() : position -> null;
     try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
-      return run(statement, optimizer, allowPartial, started);
+      return run(statement, optimizer, party, allowPartial, started, cursorAt);
     }
   }
 
@@ -203,23 +236,27 @@ public final class QueryService implements SqlService, AutoCloseable {
         : TenantSlots.SEVERAL_TENANTS;
   }
 
-  private QueryResult run(SelectStatement statement, Optimizer optimizer, boolean allowPartial, long started) {
+  private QueryResult run(SelectStatement statement, Optimizer optimizer, String party, boolean allowPartial,
+      long started, Function<List<Object>, String> cursorAt) {
     QueryPlan plan = optimizer.plan(statement);
     String stale = staleRules.get();
     Route route = router.route(plan.where());
     if (statement.explain()) {
       List<List<Object>> lines = new ArrayList<>();
       PlanPrinter.lines(plan, route.reason(), route.size()).forEach(line -> lines.add(List.of(line)));
-      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, stale);
+      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, stale, null);
     }
     try (MemoryBudget.Reservation reserved = memory.open()) {
-      QueryExecution execution = new QueryExecution(clients, plan, route, allowPartial,
+      QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial,
           Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS), reserved, maxResultRows);
       List<List<Object>> rows = execution.run();
       List<String> columns = new ArrayList<>();
       statement.items().forEach(item -> columns.add(item.label()));
+      // A partial page has no cursor: the failed shards' rows before its last row would never be seen.
+      List<Object> last = execution.lastPosition();
+      String cursor = last == null || !execution.failures().isEmpty() ? null : cursorAt.apply(last);
       return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
-          execution.shardSearchMicros(), stale);
+          execution.shardSearchMicros(), stale, cursor);
     }
   }
 

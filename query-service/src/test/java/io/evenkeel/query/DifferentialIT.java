@@ -203,4 +203,68 @@ class DifferentialIT {
     assertThat(seen).as("construct counts").allSatisfy((construct, count) ->
         assertThat(count).as(construct).isGreaterThanOrEqualTo(5));
   }
+
+  /**
+   * A page that may have rows after it answers with a cursor; following the cursors to the last page (which has none)
+   * gives every row the statement selects once, in MariaDB's order of the ORDER BY keys, then tenant_id and row_id,
+   * whatever the ORDER BY (none; descending; nullable columns, whose NULLs sort first ascending and last descending),
+   * the WHERE clause (one tenant, several, all, a parameter) or the first page's OFFSET.
+   */
+  @Test
+  void pagesFollowedByTheirCursorsGiveEveryRowOnceInTheReferenceOrder() throws Exception {
+    SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
+    String columns = "tenant_id, row_id, status, price, seller_nick, created_time";
+    List<String> mismatches = new ArrayList<>();
+    int pagesRead = 0;
+    for (String where : List.of("", " WHERE tenant_id = 3", " WHERE tenant_id IN (1, 2, 7, 11)",
+        " WHERE tenant_id = ? AND status IS NOT NULL")) {
+      for (String orderBy : List.of("", " ORDER BY created_time DESC", " ORDER BY status, price DESC",
+          " ORDER BY seller_nick DESC, status")) {
+        for (String page : List.of(" LIMIT 97", " LIMIT 40 OFFSET 5")) {
+          String sql = "SELECT " + columns + " FROM transaction_logs" + where + orderBy + page;
+          List<Object> params = where.contains("?") ? List.of(7L) : List.of();
+          String reference = "SELECT " + columns + " FROM transaction_logs" + where.replace("?", "7")
+              + (orderBy.isEmpty() ? " ORDER BY " : orderBy + ", ") + "tenant_id, row_id";
+          List<List<String>> expected = ResultRows.of(DifferentialIT.reference.query(reference));
+          expected = expected.subList(page.contains("OFFSET") ? 5 : 0, expected.size());
+          List<List<String>> paged = new ArrayList<>();
+          SqlClient.Answer answer = client.post(sql, params, false);
+          int pages = 0;
+          while (true) {
+            pages++;
+            if (answer.status() != 200) {
+              mismatches.add(sql + ": page " + pages + " answered " + answer.status() + " " + answer.body());
+              break;
+            }
+            paged.addAll(ResultRows.of(answer.body().get("rows")));
+            if (!answer.body().hasNonNull("cursor")) {
+              break;
+            }
+            answer = client.next(answer.body().get("cursor").asText());
+          }
+          pagesRead += pages;
+          int size = page.contains("97") ? 97 : 40;
+          if (!paged.equals(expected)) {
+            mismatches.add(sql + ": expected " + expected.size() + " rows, paged " + paged.size() + " in " + pages
+                + " pages: " + ResultRows.head(paged));
+          } else if (pages != expected.size() / size + 1) {
+            mismatches.add(sql + ": " + pages + " pages for " + expected.size() + " rows of " + size);
+          }
+        }
+      }
+    }
+    assertThat(mismatches).isEmpty();
+    assertThat(pagesRead).as("pages read").isGreaterThan(200);
+
+    // A token that is not one of the service's, or that names values of another type, is a 400; nothing runs.
+    assertThat(client.next("not-a-cursor").status()).isEqualTo(400);
+    String forged = java.util.Base64.getUrlEncoder().encodeToString(("{\"sql\": \"SELECT * FROM transaction_logs "
+        + "ORDER BY status LIMIT 5\", \"params\": [], \"after\": [\"x\", 1, 2]}").getBytes());
+    SqlClient.Answer refused = client.next(forged);
+    assertThat(refused.status()).isEqualTo(400);
+    assertThat(refused.body().get("error").asText()).contains("does not fit column status");
+    // A query that cannot continue by its keys (groups) answers no cursor.
+    assertThat(client.sql("SELECT status, COUNT(*) FROM transaction_logs GROUP BY status LIMIT 1").body()
+        .has("cursor")).isFalse();
+  }
 }

@@ -123,7 +123,7 @@ class ShardFailureIT {
   }
 
   /**
-   * One server stalled (SIGSTOP) for 30 s while 10 queries a second ask every shard: those fail fast (its breaker
+   * One server stalled (SIGSTOP) for 60 s while 10 queries a second ask every shard: those fail fast (its breaker
    * opens after three timeouts) or are refused for their share of slots, never a 500; queries of tenants on the other
    * server keep answering 200, with a p99 under a second.
    */
@@ -148,7 +148,7 @@ class ShardFailureIT {
       java.util.Map<Integer, Integer> tenantStatuses = new java.util.TreeMap<>();
       cluster.server(1).pause();
       try {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         long nextAllShard = System.nanoTime();
         while (System.nanoTime() < end) {
           while (System.nanoTime() >= nextAllShard) {
@@ -172,7 +172,7 @@ class ShardFailureIT {
       List<Long> sorted = tenantMs.stream().sorted().toList();
       long p50 = sorted.get(sorted.size() / 2);
       long p99 = sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
-      System.out.printf("one server stalled 30 s under 10 all-shard queries/s: those answered %s; %d queries of "
+      System.out.printf("one server stalled 60 s under 10 all-shard queries/s: those answered %s; %d queries of "
           + "tenants on the other server answered %s, p50 %d ms, p99 %d ms%n", allShardStatuses, tenantMs.size(),
           tenantStatuses, p50, p99);
       assertThat(allShardStatuses.keySet()).as("all-shard queries: a timely failure or a refusal")

@@ -39,12 +39,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * What hostile queries cost the other tenants, on {@code bin/evenkeel local} (its default layout): first each hostile
- * query alone (its status, its time, what it said); then a {@code load --wait} of {@code --rows} rows and tenant
- * queries alone; then the same load again (new rows) and the same tenant queries while {@code --concurrency} clients
- * send the hostile queries in a loop for {@code --minutes}. It reports the load's rate and the tenant queries' p50/p99
- * both ways and their ratios, every hostile answer by status, and whether every process of the stack is the one it
- * started with. Writes Markdown and CSV to {@code --out}.
+ * What hostile queries cost the other tenants, on {@code bin/evenkeel local} (its default layout): a {@code load
+ * --wait} of {@code --rows} rows alone and tenant queries alone; each hostile query alone (its status, its time, what
+ * it said); then a second load (new rows) with the tenant queries running beside it, the baseline; then a third load
+ * with the same tenant queries while {@code --concurrency} clients send the hostile queries in a loop for {@code
+ * --minutes}. It reports the loads' rates and the tenant queries' p50/p99 in each phase, the ratios of the attacked
+ * phase to the baseline, every hostile answer by status, and whether every process of the stack is the one it started
+ * with. Writes Markdown to {@code --out}.
  */
 @Command(name = "hostile-queries-benchmark", mixinStandardHelpOptions = true,
     description = "Hostile queries beside a load and tenant queries, on the local stack.")
@@ -123,11 +124,12 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
     try (EvenkeelPeer stack = EvenkeelPeer.start(repo, work.resolve("data"), List.of())) {
       running = stack;
       PeerRows first = PeerRows.generate(SEED, rows, tenants);
-      PeerRows second = first.shifted(10_000_000L);
       Path firstFile = work.resolve("first.jsonl");
       Path secondFile = work.resolve("second.jsonl");
+      Path thirdFile = work.resolve("third.jsonl");
       first.writeJsonLines(firstFile);
-      second.writeJsonLines(secondFile);
+      first.shifted(10_000_000L).writeJsonLines(secondFile);
+      first.shifted(20_000_000L).writeJsonLines(thirdFile);
       String sql = "http://127.0.0.1:" + (stack.basePort() + 4) + "/sql";
       Map<Long, String> pidsBefore = pids(stack);
 
@@ -146,6 +148,15 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
         single.put(query.getKey(), post(sql, query.getValue()));
         System.out.printf("  %-26s %s%n", query.getKey(), single.get(query.getKey()));
       }
+
+      System.out.printf("loading %,d more rows beside tenant queries (the baseline)%n", rows);
+      AtomicBoolean baselineLoading = new AtomicBoolean(true);
+      AtomicLong baselineRate = new AtomicLong();
+      Thread baselineLoader = loader(stack, secondFile, baselineRate, baselineLoading);
+      TenantFigures baselineTenants = tenantQueries(sql, tenantIds, Duration.ZERO, baselineLoading);
+      baselineLoader.join();
+      System.out.printf("  %,d rows/s; tenant queries p50 %.1f ms, p99 %.1f ms%n", baselineRate.get(),
+          baselineTenants.p50(), baselineTenants.p99());
 
       System.out.printf("loading %,d more rows while %d clients send hostile queries for %.1f min%n", rows,
           concurrency, minutes);
@@ -170,16 +181,7 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
       long attackStarted = System.nanoTime();
       AtomicBoolean loading = new AtomicBoolean(true);
       AtomicLong underRate = new AtomicLong();
-      Thread loader = new Thread(() -> {
-        try {
-          underRate.set(Math.round(load(stack, secondFile)));
-        } catch (Exception e) {
-          System.err.println("the load under attack failed: " + e.getMessage());
-        } finally {
-          loading.set(false);
-        }
-      }, "load");
-      loader.start();
+      Thread loader = loader(stack, thirdFile, underRate, loading);
       long attackEnds = attackStarted + (long) (minutes * 60e9);
       TenantFigures underTenants = tenantQueries(sql, tenantIds,
           Duration.ofNanos(Math.max(0, attackEnds - System.nanoTime())), loading);
@@ -195,8 +197,8 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
           .mapToInt(Map.Entry::getValue).sum();
       Set<Long> died = new java.util.TreeSet<>(pidsBefore.keySet());
       died.removeAll(pidsAfter.keySet());
-      String report = report(aloneRate, underRate.get(), aloneTenants, underTenants, single, hostileStatuses,
-          hostileMs, fiveHundreds, died, pidsBefore);
+      String report = report(aloneRate, baselineRate.get(), underRate.get(), aloneTenants, baselineTenants,
+          underTenants, single, hostileStatuses, hostileMs, fiveHundreds, died, pidsBefore);
       Files.createDirectories(out);
       String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
       Path markdown = out.resolve("hostile-queries-" + stamp + ".md");
@@ -208,6 +210,21 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
       running = null;
       IOUtils.rm(work);
     }
+  }
+
+  /** Loads {@code file} on a thread of its own; sets {@code rate} (rows/s) and clears {@code loading} when done. */
+  private static Thread loader(EvenkeelPeer stack, Path file, AtomicLong rate, AtomicBoolean loading) {
+    Thread loader = new Thread(() -> {
+      try {
+        rate.set(Math.round(load(stack, file)));
+      } catch (Exception e) {
+        System.err.println("the load of " + file.getFileName() + " failed: " + e.getMessage());
+      } finally {
+        loading.set(false);
+      }
+    }, "load");
+    loader.start();
+    return loader;
   }
 
   private static double load(EvenkeelPeer stack, Path file) throws Exception {
@@ -270,22 +287,23 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
     return pids;
   }
 
-  private String report(double aloneRate, long underRate, TenantFigures alone, TenantFigures under,
-      Map<String, Answer> single, Map<String, Map<Integer, Integer>> statuses, Map<String, List<Long>> ms,
+  private String report(double aloneRate, long baselineRate, long underRate, TenantFigures alone,
+      TenantFigures baseline, TenantFigures under, Map<String, Answer> single, Map<String, Map<Integer, Integer>> statuses, Map<String, List<Long>> ms,
       int fiveHundreds, Set<Long> died, Map<Long, String> pidsBefore) {
     StringBuilder md = new StringBuilder();
     md.append(String.format(Locale.ROOT, "# Hostile queries beside a load (`bin/evenkeel local`, default layout)%n%n"
         + "%,d rows of %d Zipf(1) tenants per load; %d hostile clients for %.1f min; tenant queries from one client"
         + " (the 5 largest and the 20 smallest tenants).%n%n", rows, tenants, concurrency, minutes));
-    md.append("| | alone | beside the hostile queries | ratio |\n|---|---:|---:|---:|\n");
-    md.append(String.format(Locale.ROOT, "| `load --wait` rows/s | %,.0f | %,d | %.2f× |%n", aloneRate, underRate,
-        underRate / aloneRate));
-    md.append(String.format(Locale.ROOT, "| tenant queries p50 ms | %.1f | %.1f | %.2f× |%n", alone.p50(),
-        under.p50(), under.p50() / alone.p50()));
-    md.append(String.format(Locale.ROOT, "| tenant queries p99 ms | %.1f | %.1f | %.2f× |%n", alone.p99(),
-        under.p99(), under.p99() / alone.p99()));
-    md.append(String.format(Locale.ROOT, "| tenant queries (statuses) | %d %s | %d %s | |%n%n", alone.count(),
-        alone.statuses(), under.count(), under.statuses()));
+    md.append("| | alone | beside a load (baseline) | beside a load and the hostile queries | ratio to the baseline"
+        + " |\n|---|---:|---:|---:|---:|\n");
+    md.append(String.format(Locale.ROOT, "| `load --wait` rows/s | %,.0f | %,d | %,d | %.2f× |%n", aloneRate,
+        baselineRate, underRate, (double) underRate / baselineRate));
+    md.append(String.format(Locale.ROOT, "| tenant queries p50 ms | %.1f | %.1f | %.1f | %.2f× |%n", alone.p50(),
+        baseline.p50(), under.p50(), under.p50() / baseline.p50()));
+    md.append(String.format(Locale.ROOT, "| tenant queries p99 ms | %.1f | %.1f | %.1f | %.2f× |%n", alone.p99(),
+        baseline.p99(), under.p99(), under.p99() / baseline.p99()));
+    md.append(String.format(Locale.ROOT, "| tenant queries (statuses) | %d %s | %d %s | %d %s | |%n%n",
+        alone.count(), alone.statuses(), baseline.count(), baseline.statuses(), under.count(), under.statuses()));
     md.append("## Each hostile query alone\n\n| query | status | ms | what it said |\n|---|---:|---:|---|\n");
     single.forEach((name, answer) -> md.append(String.format(Locale.ROOT, "| %s (`%s`) | %d | %d | %s |%n", name,
         HOSTILE.get(name), answer.status(), answer.ms(), answer.error().replace("|", "\\|"))));

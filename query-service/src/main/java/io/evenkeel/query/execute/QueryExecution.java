@@ -36,6 +36,8 @@ import java.util.Map;
 public final class QueryExecution {
   private final ShardClients clients;
   private final QueryPlan plan;
+  /** Whom the query is for: the shard servers take turns between parties. */
+  private final String party;
   private final SelectStatement statement;
   private final int[] shards;
   private final boolean allowPartial;
@@ -51,9 +53,11 @@ public final class QueryExecution {
   private final MemoryBudget.Reservation memory;
   private final long maxResultRows;
   private long shardSearchMicros;
+  private List<Object> lastPosition;
 
-  public QueryExecution(ShardClients clients, QueryPlan plan, Route route, boolean allowPartial, Deadline deadline,
-      MemoryBudget.Reservation memory, long maxResultRows) {
+  public QueryExecution(ShardClients clients, QueryPlan plan, Route route, String party, boolean allowPartial,
+      Deadline deadline, MemoryBudget.Reservation memory, long maxResultRows) {
+    this.party = party;
     this.clients = clients;
     this.plan = plan;
     this.statement = plan.statement();
@@ -69,8 +73,8 @@ public final class QueryExecution {
     List<List<Object>> rows = rows();
     if (rows.size() > maxResultRows) {
       throw QueryException.invalid("the answer has " + rows.size() + " rows and at most " + maxResultRows
-          + " are returned (--max-result-rows); add a LIMIT, narrow the WHERE clause, or page by a sort key (WHERE"
-          + " <sort column> > <its value in the last row> ORDER BY <sort column> LIMIT n)");
+          + " are returned (--max-result-rows); add a LIMIT (a full page answers with a \"cursor\" to the next"
+          + " one) or narrow the WHERE clause");
     }
     return rows;
   }
@@ -78,7 +82,14 @@ public final class QueryExecution {
   private List<List<Object>> rows() {
     return switch (plan.mode()) {
       case TWO_PHASE -> twoPhase();
-      case ROWS -> RowMerger.sortAndProject(fetchCandidates(), statement, evaluator);
+      case ROWS -> {
+        List<RowMerger.SortedRow> page = RowMerger.sortedPage(fetchCandidates(), statement, evaluator);
+        if (!page.isEmpty()) {
+          RowMerger.SortedRow last = page.get(page.size() - 1);
+          remember(page.size(), last.keys(), last.row().tenantId(), last.row().rowId());
+        }
+        yield RowMerger.project(page.stream().map(RowMerger.SortedRow::row).toList(), statement, evaluator);
+      }
       case AGGREGATE_ON_SHARDS -> aggregateOnShards();
       case AGGREGATE_ROWS -> {
         Groups groups = new Groups(statement, plan.aggregates(), evaluator);
@@ -86,6 +97,23 @@ public final class QueryExecution {
         yield groups.rows();
       }
     };
+  }
+
+  /**
+   * Where the page's last row stands in the query's total order (its ORDER BY keys' values, then tenant_id and
+   * row_id) when the page is full, so that more rows may follow; null otherwise.
+   */
+  public List<Object> lastPosition() {
+    return lastPosition;
+  }
+
+  private void remember(int pageSize, List<Object> keys, long tenantId, long rowId) {
+    if (statement.limit() != null && pageSize == statement.limit()) {
+      List<Object> position = new ArrayList<>(keys);
+      position.add(tenantId);
+      position.add(rowId);
+      lastPosition = position;
+    }
   }
 
   /** The shards that failed, when a partial answer is allowed (empty otherwise: a failure throws). */
@@ -104,6 +132,9 @@ public final class QueryExecution {
    * themselves ({@link QueryPlan#rowsInHits}): no phase two either way.
    */
   private List<List<Object>> twoPhase() {
+    if (statement.end() > plan.hitsPerShard() && beyondEveryMatch()) {
+      return List.of();
+    }
     boolean rowsInHits = plan.rowsInHits(shards.length);
     Query query = Query.newBuilder().setFilter(plan.filter()).addAllSort(plan.sort())
         .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
@@ -113,10 +144,7 @@ public final class QueryExecution {
     if (wanted > plan.hitsPerShard()
         && responses.values().stream().anyMatch(response -> response.getHitsCount() >= plan.hitsPerShard())) {
       // Every shard that returned fewer hits than asked returned all its matches: only then is a deep page exact.
-      throw QueryException.invalid("LIMIT + OFFSET is " + wanted + " and a shard has more than "
-          + plan.hitsPerShard() + " matching rows; at most " + Optimizer.MAX_HITS_PER_SHARD + " rows per shard can "
-          + "be paged through by OFFSET: page by the sort key instead (WHERE <sort column> < <its value in the last "
-          + "row> ... LIMIT n)");
+      throw deepPage();
     }
     List<RowMerger.ShardHit> hits = new ArrayList<>();
     responses.forEach((shard, response) -> {
@@ -130,6 +158,8 @@ public final class QueryExecution {
     if (page.isEmpty()) {
       return List.of();
     }
+    RowMerger.ShardHit last = page.get(page.size() - 1);
+    remember(page.size(), last.sortValues(), last.hit().getTenantId(), last.hit().getRowId());
     if (!plan.hitColumns().isEmpty()) {
       return RowMerger.project(page.stream().map(this::rowOfColumns).toList(), statement, evaluator);
     }
@@ -142,7 +172,7 @@ public final class QueryExecution {
       idsByShard.computeIfAbsent(hit.shard(), s -> new ArrayList<>()).add(RowId.newBuilder()
           .setTenantId(hit.hit().getTenantId()).setRowId(hit.hit().getRowId()).build());
     }
-    ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline,
+    ShardClients.FanOut<FetchResponse> fetched = clients.fetch(idsByShard, deadline, party,
         bytes -> reserve(bytes, "fetched rows"));
     handleFailures(fetched.failures());
     Map<List<Long>, TableRow> byId = new HashMap<>();
@@ -159,6 +189,31 @@ public final class QueryExecution {
       }
     }
     return RowMerger.project(rows, statement, evaluator);
+  }
+
+  /**
+   * For a page deeper than the shards return hits: counts the matches first (cheap, without sorting or reading
+   * anything), so that an OFFSET past every match answers no rows at once, as MySQL does, and a page the shards
+   * cannot reach is refused at once; true when the page starts after every match.
+   */
+  private boolean beyondEveryMatch() {
+    Map<Integer, SearchResponse> counts = search(Query.newBuilder().setFilter(plan.filter()).setTrackTotal(true)
+        .build());
+    long matches = 0;
+    for (SearchResponse count : counts.values()) {
+      matches += count.getTotal();
+      if (count.getTotal() >= plan.hitsPerShard()) {
+        throw deepPage();
+      }
+    }
+    return matches <= statement.offset();
+  }
+
+  private QueryException deepPage() {
+    return QueryException.invalid("LIMIT + OFFSET is " + statement.end() + " and a shard has more than "
+        + plan.hitsPerShard() + " matching rows; at most " + Optimizer.MAX_HITS_PER_SHARD + " rows per shard can "
+        + "be paged through by OFFSET: follow the answers' \"cursor\" instead, or page by the sort key (WHERE "
+        + "<sort column> < <its value in the last row> ... LIMIT n)");
   }
 
   /** A covered hit as a row: the columns the shard read from doc values. */
@@ -200,7 +255,7 @@ public final class QueryExecution {
   }
 
   private Map<Integer, SearchResponse> search(Query query) {
-    ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query,
+    ShardClients.FanOut<SearchResponse> fanOut = clients.search(shards, deadline, query, party,
         bytes -> reserve(bytes, "the shards' answers"));
     handleFailures(fanOut.failures());
     fanOut.responses().values().forEach(response -> shardSearchMicros += response.getTookMicros());

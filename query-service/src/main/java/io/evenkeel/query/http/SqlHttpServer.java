@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
@@ -50,8 +51,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code POST /sql} {@code {"sql": "...", "params": [...], "allow_partial": false}} → {@code {"columns",
  *       "rows", "took_ms", "shards": {"total", "succeeded", "failed"}}} ({@code "possibly_stale"} and {@code
- *       "stale_reason"} when the routing rules may be out of date); {@code EXPLAIN SELECT ...} answers one "plan"
- *       column, a row per line.
+ *       "stale_reason"} when the routing rules may be out of date; {@code "cursor"} when a full page of a LIMIT
+ *       query may have more rows after it: {@code {"cursor": "..."}} asks for the next page); {@code EXPLAIN SELECT
+ *       ...} answers one "plan" column, a row per line.
  *   <li>{@code GET /health} → {@code {"status": "ok"}}.
  *   <li>{@code GET /attributes?top=N} → attribute keys by query count and the N most used ones: the hot list for
  *       frequency-based indexing.
@@ -78,6 +80,12 @@ public final class SqlHttpServer implements AutoCloseable {
   private static final int MAX_QUEUED_TASKS = 1_024;
   private static final int MAX_CONNECTIONS = 1_024;
   private static final long IDLE_TIMEOUT_MS = 30_000;
+  /**
+   * How long a refusal for load (429, 503) waits before it is written, holding no thread: a client that ignores
+   * Retry-After and asks again at once is paced to 10 requests a second per connection, so a flood of refused
+   * requests costs the service (and the machine) little, where answering each at once invites the next at once.
+   */
+  public static final long REFUSAL_PACE_MS = 100;
   /** Queries answered at once; more get a 503 at once rather than queueing behind slow ones. */
   public static final int DEFAULT_MAX_CONCURRENT_QUERIES = 32;
   /**
@@ -263,6 +271,16 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
+    if (status == 429 || status == 503) {
+      Object refusal = body;
+      server.getScheduler().schedule(() -> server.getThreadPool().execute(() -> write(request, response, callback,
+          refusal)), REFUSAL_PACE_MS, TimeUnit.MILLISECONDS);
+      return;
+    }
+    write(request, response, callback, body);
+  }
+
+  private static void write(Request request, Response response, Callback callback, Object body) {
     // Written as it is made, straight to the connection: a large answer is never one string or tree in the heap.
     try (OutputStream out = Content.Sink.asOutputStream(response)) {
       STREAMING.writeValue(out, body);
@@ -363,11 +381,16 @@ public final class SqlHttpServer implements AutoCloseable {
       throw new HttpError(400, "the body must be JSON {\"sql\": \"SELECT ...\", \"params\": [...]}: "
           + e.getOriginalMessage());
     }
+    boolean allowPartial = body != null && body.path("allow_partial").asBoolean(false);
+    if (body != null && body.isObject() && body.path("cursor").isTextual() && !body.has("sql")) {
+      QueryResult result = admitted(() -> service.next(body.get("cursor").asText(), allowPartial, access));
+      return SqlAnswer.of(result, service.holdAnswer(result));
+    }
     if (body == null || !body.isObject() || !body.path("sql").isTextual()) {
-      throw new HttpError(400, "the body must be a JSON object with a string \"sql\"; got: " + abbreviate(text));
+      throw new HttpError(400, "the body must be a JSON object with a string \"sql\" (or a string \"cursor\" "
+          + "alone); got: " + abbreviate(text));
     }
     List<Object> params = params(body.path("params"));
-    boolean allowPartial = body.path("allow_partial").asBoolean(false);
     QueryResult result = admitted(() -> service.execute(body.get("sql").asText(), params, allowPartial, access));
     return SqlAnswer.of(result, service.holdAnswer(result));
   }

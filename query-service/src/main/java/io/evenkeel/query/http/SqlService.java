@@ -19,6 +19,12 @@ public interface SqlService {
   QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access);
 
   /**
+   * The next page of a paged query: {@code cursor} is the token a page answered with ({@link QueryResult#cursor()});
+   * the page runs as its statement would, under {@code access}. A 400 for a token that is not a cursor.
+   */
+  QueryResult next(String cursor, boolean allowPartial, Access access);
+
+  /**
    * Holds what {@code result}'s answer takes in memory against the service's budget while it is written to a client
    * (who may read slowly); closing the hold gives it back. Throws a 429 {@code QueryException} when the queries and
    * answers held now leave no room for it.

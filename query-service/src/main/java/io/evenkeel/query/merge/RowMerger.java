@@ -18,26 +18,25 @@ import java.util.List;
 public final class RowMerger {
   private RowMerger() {}
 
-  /** Rows in any order (a full fetch): sort, slice, project. */
-  public static List<List<Object>> sortAndProject(List<TableRow> rows, SelectStatement statement,
-      Evaluator evaluator) {
-    record Keyed(List<Object> keys, TableRow row) {}
-    List<Keyed> keyed = new ArrayList<>(rows.size());
+  /** A row with its ORDER BY keys' values. */
+  public record SortedRow(List<Object> keys, TableRow row) {}
+
+  /** Rows in any order (a full fetch): sorted, then the page [offset, offset + limit). */
+  public static List<SortedRow> sortedPage(List<TableRow> rows, SelectStatement statement, Evaluator evaluator) {
+    List<SortedRow> keyed = new ArrayList<>(rows.size());
     for (TableRow row : rows) {
       List<Object> keys = new ArrayList<>();
       for (OrderItem item : statement.orderBy()) {
         keys.add(evaluator.eval(item.expr(), row));
       }
-      keyed.add(new Keyed(keys, row));
+      keyed.add(new SortedRow(keys, row));
     }
     boolean[] descending = descending(statement);
-    Comparator<Keyed> byKeys = (a, b) -> ValueOrder.compareKeys(a.keys(), b.keys(), descending);
+    Comparator<SortedRow> byKeys = (a, b) -> ValueOrder.compareKeys(a.keys(), b.keys(), descending);
     keyed.sort(byKeys
         .thenComparingLong(k -> k.row().tenantId())
         .thenComparingLong(k -> k.row().rowId()));
-    List<TableRow> page = new ArrayList<>();
-    Page.slice(keyed, statement.offset(), statement.limit()).forEach(k -> page.add(k.row()));
-    return project(page, statement, evaluator);
+    return Page.slice(keyed, statement.offset(), statement.limit());
   }
 
   /** The select list of each row, in order. */

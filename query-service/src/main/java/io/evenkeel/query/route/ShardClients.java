@@ -8,6 +8,7 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.router.client.ClientTls;
 import io.evenkeel.router.client.ClusterClient;
+import io.evenkeel.router.client.ReadParty;
 import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.shard.FetchRequest;
@@ -53,6 +54,8 @@ public final class ShardClients implements AutoCloseable {
   private static final long MAX_PAUSE_MS = 400;
   /** How a shard server's refusal for its memory budget begins. */
   private static final String MEMORY_REFUSAL = "shard server memory: ";
+  /** How a shard server's refusal of a read that found no turn before its deadline begins. */
+  private static final String BUSY_REFUSAL = "shard server busy: ";
   /** The least time a call must have had for its timing out to count against its server. */
   private static final long MIN_MS_TO_JUDGE_A_SERVER = 1_000;
   /**
@@ -86,8 +89,9 @@ public final class ShardClients implements AutoCloseable {
   /**
    * Ends the query when {@code who} refused it for a reason no other shard's answer changes: INVALID_ARGUMENT (the
    * query is invalid, or too large for the server's memory budget: a 400) or RESOURCE_EXHAUSTED for memory (the
-   * server's reads hold all the memory they may: a 429, to retry). Other RESOURCE_EXHAUSTED (a full disk, a message
-   * over gRPC's size) fail the shards, as any failure does.
+   * server's reads hold all the memory they may) or for a read that found no turn before the deadline (the party's
+   * other reads took its share of the server): a 429, to retry. Other RESOURCE_EXHAUSTED (a full disk, a message over
+   * gRPC's size) fail the shards, as any failure does.
    */
   private static void refuseIfTheQueryMust(Status.Code code, String who, String reason) {
     boolean memory = reason != null && reason.startsWith(MEMORY_REFUSAL);
@@ -98,17 +102,22 @@ public final class ShardClients implements AutoCloseable {
     if (code == Status.Code.RESOURCE_EXHAUSTED && memory) {
       throw QueryException.overloaded(who + " is busy: " + reason + "; retry shortly");
     }
+    if (code == Status.Code.RESOURCE_EXHAUSTED && reason != null && reason.startsWith(BUSY_REFUSAL)) {
+      throw QueryException.overloaded(who + ": " + reason);
+    }
   }
 
   /** One shard's part of a server's answer: its response, or why it failed. */
   private record ShardResult<T>(int shard, ShardError error, T response) {}
 
   /**
-   * Runs {@code query} on every shard: one call per server, carrying all of that server's shards. {@code
-   * answerBytes} takes the size of each server's answer as it comes (it may throw, ending the query).
+   * Runs {@code query} on every shard: one call per server, carrying all of that server's shards. {@code party} is
+   * whom the query is for (the servers take turns between parties, {@link ReadParty}); {@code answerBytes} takes the
+   * size of each server's answer as it comes (it may throw, ending the query).
    */
-  public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query, LongConsumer answerBytes) {
-    return perServer(shards, deadline, placement::readerOf,
+  public FanOut<SearchResponse> search(int[] shards, Deadline deadline, Query query, String party,
+      LongConsumer answerBytes) {
+    return perServer(shards, deadline, party, placement::readerOf,
         (stub, serverShards) -> stub.searchShards(SearchShardsRequest.newBuilder().addAllShards(serverShards)
             .setQuery(query).build()),
         response -> response.getResultsList().stream()
@@ -117,10 +126,10 @@ public final class ShardClients implements AutoCloseable {
   }
 
   /** Fetches rows by id from each shard: one call per server; {@code answerBytes} as for {@link #search}. */
-  public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline,
+  public FanOut<FetchResponse> fetch(Map<Integer, List<RowId>> idsByShard, Deadline deadline, String party,
       LongConsumer answerBytes) {
     int[] shards = idsByShard.keySet().stream().mapToInt(Integer::intValue).toArray();
-    return perServer(shards, deadline, placement::readerOf,
+    return perServer(shards, deadline, party, placement::readerOf,
         (stub, serverShards) -> {
           FetchShardsRequest.Builder request = FetchShardsRequest.newBuilder();
           serverShards.forEach(shard -> request.addRequests(
@@ -137,7 +146,7 @@ public final class ShardClients implements AutoCloseable {
    * from replicas see them once the replicas have copied the point.)
    */
   public FanOut<ShardRefreshResult> refresh(int[] shards, Deadline deadline) {
-    return perServer(shards, deadline, placement::primaryOf,
+    return perServer(shards, deadline, null, placement::primaryOf,
         (stub, serverShards) -> stub.refreshShards(RefreshShardsRequest.newBuilder().addAllShards(serverShards)
             .build()),
         response -> response.getResultsList().stream()
@@ -152,15 +161,15 @@ public final class ShardClients implements AutoCloseable {
    * handover, a promotion, a copy moved to another server) is asked again where the placement names it then, with a
    * growing pause, while the deadline leaves time (a promotion under load replays its translog for a few seconds).
    */
-  private <R extends MessageLite, T> FanOut<T> perServer(int[] shards, Deadline deadline,
+  private <R extends MessageLite, T> FanOut<T> perServer(int[] shards, Deadline deadline, String party,
       IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
       Function<R, List<ShardResult<T>>> results, LongConsumer answerBytes) {
     Map<Integer, T> answered = new HashMap<>();
     List<ShardFailure> failures = new ArrayList<>();
     Consumer<R> onAnswer = response -> answerBytes.accept(response.getSerializedSize());
-    Map<Integer, ShardFailure> moving = attempt(shards, deadline, locate, call, results, onAnswer, answered,
-        failures);
+    Map<Integer, ShardFailure> moving = attempt(shards, deadline, party, locate, call, results, onAnswer,
+        answered, failures);
     for (long pauseMs = 25; !moving.isEmpty() && deadline.timeRemaining(TimeUnit.MILLISECONDS) > 2 * pauseMs;
         pauseMs = Math.min(2 * pauseMs, MAX_PAUSE_MS)) {
       try {
@@ -170,7 +179,7 @@ public final class ShardClients implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting for a shard copy to change place", e);
       }
       int[] again = moving.keySet().stream().mapToInt(Integer::intValue).toArray();
-      moving = attempt(again, deadline, locate, call, results, onAnswer, answered, failures);
+      moving = attempt(again, deadline, party, locate, call, results, onAnswer, answered, failures);
     }
     failures.addAll(moving.values());
     Map<Integer, T> responses = new LinkedHashMap<>();
@@ -188,7 +197,7 @@ public final class ShardClients implements AutoCloseable {
    * shards whose copy was changing place, which it answers. Each server's answer is given to {@code onAnswer} as it
    * comes, before its shards are looked at: a refusal there ends the query at once.
    */
-  private <R, T> Map<Integer, ShardFailure> attempt(int[] shards, Deadline deadline,
+  private <R, T> Map<Integer, ShardFailure> attempt(int[] shards, Deadline deadline, String party,
       IntFunction<Optional<ShardAddress>> locate,
       BiFunction<ShardServiceGrpc.ShardServiceFutureStub, List<Integer>, ListenableFuture<R>> call,
       Function<R, List<ShardResult<T>>> results, Consumer<R> onAnswer, Map<Integer, T> answered,
@@ -220,7 +229,8 @@ public final class ShardClients implements AutoCloseable {
           continue;
         }
         ShardAddress address = server.getKey();
-        ListenableFuture<R> future = call.apply(cluster.futureStub(address).withDeadline(deadline),
+        ShardServiceGrpc.ShardServiceFutureStub stub = cluster.futureStub(address).withDeadline(deadline);
+        ListenableFuture<R> future = call.apply(party == null ? stub : stub.withInterceptors(ReadParty.attach(party)),
             server.getValue());
         calls.add(future);
         outcomes.add(Futures.catching(Futures.transform(future, r -> new Outcome<>(address, r, null),

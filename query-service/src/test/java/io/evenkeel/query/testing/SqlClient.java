@@ -56,6 +56,13 @@ public final class SqlClient {
     return send(HttpRequest.newBuilder(uri("/sql")).POST(HttpRequest.BodyPublishers.ofString(request.toString())));
   }
 
+  /** The page after the one that answered with {@code cursor}. */
+  public Answer next(String cursor) {
+    ObjectNode request = JSON.createObjectNode();
+    request.put("cursor", cursor);
+    return send(HttpRequest.newBuilder(uri("/sql")).POST(HttpRequest.BodyPublishers.ofString(request.toString())));
+  }
+
   public Answer get(String path) {
     return send(HttpRequest.newBuilder(uri(path)).GET());
   }

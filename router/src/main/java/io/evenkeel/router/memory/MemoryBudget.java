@@ -116,6 +116,21 @@ public final class MemoryBudget {
       }
     }
 
+    /**
+     * Throws the request's refusal, if another of its parts met one: work already paid for (by an estimate) stops
+     * there too.
+     */
+    public void checkNotRefused() {
+      if (refused != null) {
+        throw refused;
+      }
+    }
+
+    /** Whether a part of the request met a refusal. */
+    public boolean isRefused() {
+      return refused != null;
+    }
+
     private Exceeded refuse(Exceeded exceeded) {
       refused = exceeded;
       return exceeded;

@@ -36,8 +36,11 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,35 +71,37 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     T run() throws Exception;
   }
 
-  /**
-   * Runs the shards of a multi-shard call in parallel, as separate calls would run on gRPC's executor: as many
-   * threads as calls of a kind have, so that one heavy call's shards do not queue every other call's behind them.
-   */
-  private static final ExecutorService SHARD_CALLS = Executors.newFixedThreadPool(
-      Math.max(8, 4 * Runtime.getRuntime().availableProcessors()), runnable -> {
-        Thread thread = new Thread(runnable, "shard-calls");
-        thread.setDaemon(true);
-        return thread;
-      });
+  /** Refreshes the shards of a call in parallel, a thread each (they wait on I/O, not on each other). */
+  private static final ExecutorService CLUSTER_CALLS = Executors.newCachedThreadPool(runnable -> {
+    Thread thread = new Thread(runnable, "shard-refreshes");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  /** How a refusal of a read that found no turn before its deadline begins (the query service answers it 429). */
+  public static final String BUSY = "shard server busy: ";
 
   /** How long before the caller's deadline a search stops, at most (a tenth of the time left, if that is less). */
   private static final long ANSWER_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final IntFunction<ShardCopy> shards;
   private final MemoryBudget memory;
+  private final FairReads reads;
 
   /** {@code shards} returns the hosted copy of a shard or throws {@link UnknownShardException}. */
   public ShardGrpcService(IntFunction<ShardCopy> shards) {
-    this(shards, MemoryBudget.unlimited());
+    this(shards, MemoryBudget.unlimited(), FairReads.forThisMachine());
   }
 
   /**
-   * With reads bounded by {@code memory}: each search or fetch call (all its shards together) reserves what it builds
-   * and answers, and is refused once over the request's or the server's limit.
+   * With reads bounded by {@code memory} (each search or fetch call, all its shards together, reserves what it builds
+   * and answers, and is refused once over the request's or the server's limit) and run in fair turns by {@code
+   * reads} between the parties that asked ({@link ReadPartyInterceptor}).
    */
-  public ShardGrpcService(IntFunction<ShardCopy> shards, MemoryBudget memory) {
+  public ShardGrpcService(IntFunction<ShardCopy> shards, MemoryBudget memory, FairReads reads) {
     this.shards = shards;
     this.memory = memory;
+    this.reads = reads;
   }
 
   private Shard primary(int shard) {
@@ -132,80 +137,159 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
 
   @Override
   public void search(SearchRequest request, StreamObserver<SearchResponse> response) {
-    try (MemoryBudget.Reservation reserved = memory.open()) {
-      answer(response, () -> search(request.getShard(), request.getQuery(), reserved));
-    }
+    MemoryBudget.Reservation reserved = memory.open();
+    answerWhenDone(response, reserved, inTurn(() -> search(request.getShard(), request.getQuery(), reserved)));
   }
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FetchResponse> response) {
-    try (MemoryBudget.Reservation reserved = memory.open()) {
-      answer(response, () -> fetch(request, reserved));
-    }
+    MemoryBudget.Reservation reserved = memory.open();
+    answerWhenDone(response, reserved, inTurn(() -> fetch(request, reserved)));
   }
 
-  /** All the call's shards share one reservation: together they make one answer. */
+  /**
+   * All the call's shards share one reservation: together they make one answer. When they read many stored rows, the
+   * rows of all of them are estimated and reserved first, so that a call over its budget is refused before any shard
+   * reads a row.
+   */
   @Override
   public void searchShards(SearchShardsRequest request, StreamObserver<SearchShardsResponse> response) {
-    try (MemoryBudget.Reservation reserved = memory.open()) {
-      answer(response, () -> SearchShardsResponse.newBuilder()
-          .addAllResults(inParallel(request.getShardsList(), shard -> {
-            ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
-            ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery(), reserved)));
-            return (error == null ? result : result.setError(error)).build();
-          }))
-          .build());
+    MemoryBudget.Reservation reserved = memory.open();
+    Map<Integer, ShardSearch.RowEstimate> estimates = new HashMap<>();
+    try {
+      for (int shard : request.getShardsList()) {
+        // A shard that cannot be read here says so in its own result below.
+        perShard(() -> estimates.put(shard, withSearcher(shard, reserved,
+            searcher -> ShardSearch.estimateRows(searcher, request.getQuery()))));
+      }
+      estimates.values().removeIf(java.util.Objects::isNull);
+      if (!estimates.isEmpty()) {
+        ShardSearch.RowEstimate.reserve(reserved, List.copyOf(estimates.values()));
+      }
+    } catch (RuntimeException e) {
+      answerWhenDone(response, reserved, CompletableFuture.failedFuture(e));
+      return;
     }
+    List<CompletableFuture<ShardSearchResult>> shards = new ArrayList<>(request.getShardsCount());
+    for (int shard : request.getShardsList()) {
+      shards.add(inTurn(() -> {
+        ShardSearchResult.Builder result = ShardSearchResult.newBuilder().setShard(shard);
+        ShardError error = perShard(() -> result.setResponse(search(shard, request.getQuery(), reserved,
+            estimates.get(shard))));
+        return (error == null ? result : result.setError(error)).build();
+      }));
+    }
+    answerWhenDone(response, reserved, all(shards).thenApply(results -> SearchShardsResponse.newBuilder()
+        .addAllResults(results).build()));
   }
 
   @Override
   public void fetchShards(FetchShardsRequest request, StreamObserver<FetchShardsResponse> response) {
-    try (MemoryBudget.Reservation reserved = memory.open()) {
-      answer(response, () -> FetchShardsResponse.newBuilder()
-          .addAllResults(inParallel(request.getRequestsList(), one -> {
-            ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
-            ShardError error = perShard(() -> result.setResponse(fetch(one, reserved)));
-            return (error == null ? result : result.setError(error)).build();
-          }))
-          .build());
+    MemoryBudget.Reservation reserved = memory.open();
+    List<CompletableFuture<ShardFetchResult>> shards = new ArrayList<>(request.getRequestsCount());
+    for (FetchRequest one : request.getRequestsList()) {
+      shards.add(inTurn(() -> {
+        ShardFetchResult.Builder result = ShardFetchResult.newBuilder().setShard(one.getShard());
+        ShardError error = perShard(() -> result.setResponse(fetch(one, reserved)));
+        return (error == null ? result : result.setError(error)).build();
+      }));
     }
+    answerWhenDone(response, reserved, all(shards).thenApply(results -> FetchShardsResponse.newBuilder()
+        .addAllResults(results).build()));
   }
 
   /**
-   * Runs {@code call} on each item, all but the last on the shard-call pool and the last on this thread (a hand-off
-   * to another thread costs about as much as a small shard search); the results in the items' order.
+   * Runs one shard's read when its party's turn comes ({@link FairReads}), in the call's context: its deadline and
+   * cancellation bound the work, and a read whose caller gave up while it waited does not start.
+   */
+  private <T> CompletableFuture<T> inTurn(Call<T> read) {
+    Context context = Context.current();
+    return reads.submit(ReadPartyInterceptor.PARTY.get(), context.wrap(() -> {
+      if (context.isCancelled()) {
+        throw new ShardSearcher.SearchTimeoutException("the caller gave up (its deadline passed or it cancelled) "
+            + "before the read's turn came");
+      }
+      return read.run();
+    }), stopAt(context.getDeadline()));
+  }
+
+  /**
+   * When work for a caller with {@code deadline} must stop so that its answer reaches the caller in time: a little
+   * before the deadline (200 ms, or a tenth of the time left); never without one.
+   */
+  private static long stopAt(Deadline deadline) {
+    if (deadline == null) {
+      return Long.MAX_VALUE;
+    }
+    long remaining = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+    return System.nanoTime() + remaining - Math.min(ANSWER_MARGIN_NANOS, Math.max(0, remaining) / 10);
+  }
+
+  private static <T> CompletableFuture<List<T>> all(List<CompletableFuture<T>> parts) {
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+        .thenApply(done -> parts.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** Answers the call once {@code result} completes (no thread waits for it), then gives the memory back. */
+  private static <T> void answerWhenDone(StreamObserver<T> response, MemoryBudget.Reservation reserved,
+      CompletableFuture<T> result) {
+    result.whenComplete((answer, failure) -> {
+      reserved.close();
+      if (failure == null) {
+        response.onNext(answer);
+        response.onCompleted();
+        return;
+      }
+      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+          ? failure.getCause() : failure;
+      response.onError(status(cause instanceof Exception e ? e : new RuntimeException(cause))
+          .asRuntimeException());
+    });
+  }
+
+  /**
+   * Runs {@code call} on each item, in parallel on the cluster-call pool (not in turns: refreshes are the cluster's
+   * work, not a party's); the results in the items' order.
    */
   private static <I, R> List<R> inParallel(List<I> items, Function<I, R> call) {
     List<CompletableFuture<R>> futures = new ArrayList<>(items.size());
     // In the call's context, so that its deadline bounds the work on the pool too.
-    Executor pool = Context.currentContextExecutor(SHARD_CALLS);
-    for (I item : items.subList(0, Math.max(0, items.size() - 1))) {
+    Executor pool = Context.currentContextExecutor(CLUSTER_CALLS);
+    for (I item : items) {
       futures.add(CompletableFuture.supplyAsync(() -> call.apply(item), pool));
-    }
-    if (!items.isEmpty()) {
-      futures.add(CompletableFuture.completedFuture(call.apply(items.get(items.size() - 1))));
     }
     return futures.stream().map(CompletableFuture::join).toList();
   }
 
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
       MemoryBudget.Reservation reserved) throws IOException {
+    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved));
+  }
+
+  /** A search whose rows' {@code estimate} (null: none was made) is reserved already. */
+  private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
+      MemoryBudget.Reservation reserved, ShardSearch.RowEstimate estimate) throws IOException {
+    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved, estimate));
+  }
+
+  private interface SearcherCall<T> {
+    T run(IndexSearcher searcher) throws IOException;
+  }
+
+  private <T> T withSearcher(int shardId, MemoryBudget.Reservation reserved, SearcherCall<T> call)
+      throws IOException {
     ShardCopy shard = shards.apply(shardId);
     var searchers = shard.searchers();
     IndexSearcher searcher = searchers.acquire();
     try {
       // The caller's deadline (the query service sends what is left of its own) bounds the work, not only the wait;
-      // so does the caller's cancellation (it gave up: another shard refused the query). The search stops a little
+      // so does the caller's cancellation (it gave up: another server refused the query), and a refusal of another
+      // shard of this call (the call's answer is that refusal, whatever this shard finds). The search stops a little
       // before the deadline, so that its DEADLINE_EXCEEDED reaches the caller as this server's answer: a slow query,
       // not a server that does not answer.
       Context context = Context.current();
-      Deadline deadline = context.getDeadline();
-      long stopAt = Long.MAX_VALUE;
-      if (deadline != null) {
-        long remaining = deadline.timeRemaining(TimeUnit.NANOSECONDS);
-        stopAt = System.nanoTime() + remaining - Math.min(ANSWER_MARGIN_NANOS, Math.max(0, remaining) / 10);
-      }
-      return ShardSearch.run(ShardSearcher.until(searcher, stopAt, context::isCancelled), query, reserved);
+      return call.run(ShardSearcher.until(searcher, stopAt(context.getDeadline()),
+          () -> context.isCancelled() || reserved.isRefused()));
     } finally {
       searchers.release(searcher);
     }
@@ -284,6 +368,9 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       // Too large a request is the caller's to narrow (INVALID_ARGUMENT: a 400); a busy server, a retry's later.
       return (exceeded.perRequest() ? Status.INVALID_ARGUMENT : Status.RESOURCE_EXHAUSTED)
           .withDescription("shard server memory: " + e.getMessage());
+    }
+    if (e instanceof FairReads.Busy) {
+      return Status.RESOURCE_EXHAUSTED.withDescription(BUSY + e.getMessage());
     }
     if (diskFull(e)) {
       return Status.RESOURCE_EXHAUSTED.withDescription("the shard server's disk is full: " + e.getMessage());

@@ -76,7 +76,7 @@ public final class ShardSearcher extends IndexSearcher {
   public static final class SearchTimeoutException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    SearchTimeoutException(String message) {
+    public SearchTimeoutException(String message) {
       super(message);
     }
   }

@@ -19,6 +19,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.util.BytesRef;
 
@@ -29,7 +30,15 @@ public final class ShardSearch {
 
   /** A hit's heap besides its row: its queue entry, its message and its sort values. */
   private static final long HIT_BYTES = 160;
+  /**
+   * Above this many hits with their rows, the rows' size is estimated and reserved before any is read, so that a
+   * request over its budget is refused in milliseconds instead of after reading rows up to the limit.
+   */
+  private static final int ROWS_WORTH_ESTIMATING = 1_000;
+  /** The stored rows read to estimate the mean row size. */
+  private static final int ROW_SAMPLE = 32;
 
+  private static final java.util.Set<String> SAMPLED_FIELDS = java.util.Set.of(IndexFields.SOURCE);
   private static final Column TENANT_ID = TransactionLogsTable.require("tenant_id");
   private static final Column ROW_ID = TransactionLogsTable.require("row_id");
 
@@ -52,6 +61,51 @@ public final class ShardSearch {
    */
   public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
       MemoryBudget.Reservation memory) throws IOException {
+    RowEstimate estimate = estimateRows(searcher, request);
+    if (estimate != null) {
+      estimate.reserve(memory);
+    }
+    return run(searcher, request, memory, estimate);
+  }
+
+  /**
+   * What a query's stored rows will take, estimated before any is read: its matches (up to its limit) times the
+   * shard's mean row size, counted twice (the row in the hit and in the serialized answer).
+   */
+  public record RowEstimate(long hits, long bytes) {
+    /** Reserves the estimate of all {@code estimates} (a call's shards) at once. */
+    public static void reserve(MemoryBudget.Reservation memory, List<RowEstimate> estimates) {
+      long hits = estimates.stream().mapToLong(RowEstimate::hits).sum();
+      memory.reserve(estimates.stream().mapToLong(RowEstimate::bytes).sum(),
+          String.format("the stored rows of %,d hits (estimated)", hits));
+    }
+
+    void reserve(MemoryBudget.Reservation memory) {
+      reserve(memory, List.of(this));
+    }
+  }
+
+  /**
+   * The estimate of the stored rows {@code request} reads on this shard, when it reads more than {@link
+   * #ROWS_WORTH_ESTIMATING} of them with their rows; null otherwise (then they are reserved as they are read).
+   */
+  public static RowEstimate estimateRows(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request)
+      throws IOException {
+    if (!request.getIncludeRows() || request.getLimit() <= ROWS_WORTH_ESTIMATING) {
+      return null;
+    }
+    int hits = Math.min(request.getLimit(),
+        searcher.count(QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null)));
+    long bytes = hits > ROWS_WORTH_ESTIMATING ? 2L * hits * meanRowBytes(searcher.getIndexReader()) : 0;
+    return new RowEstimate(hits, bytes);
+  }
+
+  /**
+   * Runs a query whose rows' {@code estimate} (null: none was made) the caller has reserved: rows are reserved as
+   * they are read once they pass it.
+   */
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
+      MemoryBudget.Reservation memory, RowEstimate estimate) throws IOException {
     long started = System.nanoTime();
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
@@ -64,6 +118,7 @@ public final class ShardSearch {
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0) {
       response.addAllBuckets(searcher.search(query, new Aggregator(request, memory)));
     }
+    long rowBytesReserved = estimate == null ? 0 : estimate.bytes();
     if (request.getLimit() > 0) {
       // The top-hits queue's array is allocated whole (never longer than the shard has documents); its entries only
       // for the hits that match.
@@ -76,11 +131,19 @@ public final class ShardSearch {
       StoredFields stored = request.getIncludeRows() ? searcher.storedFields() : null;
       List<List<Value>> hitColumns = columns.isEmpty() ? null : DocValuesColumns.read(searcher.getIndexReader(),
           Arrays.stream(top).mapToInt(doc -> doc.doc).toArray(), columns);
+      long rowBytes = 0;
       for (int i = 0; i < top.length; i++) {
         Hit.Builder hit = hit((FieldDoc) top[i], sortColumns, stored);
         if (stored != null) {
-          // The row's bytes, in the hit and again in the serialized answer.
-          memory.reserve(2L * hit.getRow().size(), String.format("the stored rows of %,d hits", i + 1));
+          // The row's bytes, in the hit and again in the serialized answer; what the estimate did not cover.
+          rowBytes += 2L * hit.getRow().size();
+          if (rowBytes > rowBytesReserved) {
+            memory.reserve(rowBytes - rowBytesReserved, String.format("the stored rows of %,d hits", i + 1));
+            rowBytesReserved = rowBytes;
+          } else if (i % 64 == 0) {
+            // Within the estimate: stop anyway once another shard of the request was refused.
+            memory.checkNotRefused();
+          }
         }
         response.addHits(hitColumns == null ? hit : hit.addAllColumns(hitColumns.get(i)));
       }
@@ -89,6 +152,24 @@ public final class ShardSearch {
       response.setTotal(searcher.count(query));
     }
     return response.setTookMicros((System.nanoTime() - started) / 1_000).build();
+  }
+
+  /** The mean size of a stored row, from up to {@link #ROW_SAMPLE} documents spread evenly over the index. */
+  private static long meanRowBytes(IndexReader reader) throws IOException {
+    int maxDoc = reader.maxDoc();
+    int samples = Math.min(ROW_SAMPLE, maxDoc);
+    StoredFields stored = reader.storedFields();
+    long bytes = 0;
+    int rows = 0;
+    for (int i = 0; i < samples; i++) {
+      BytesRef source = stored.document((int) ((long) i * maxDoc / samples), SAMPLED_FIELDS)
+          .getBinaryValue(IndexFields.SOURCE);
+      if (source != null) {
+        bytes += source.length;
+        rows++;
+      }
+    }
+    return rows == 0 ? 0 : bytes / rows;
   }
 
   private static List<Column> sortColumns(io.evenkeel.schemas.shard.Query request) {

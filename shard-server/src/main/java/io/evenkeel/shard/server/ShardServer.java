@@ -8,6 +8,8 @@ import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.grpc.CallExecutors;
+import io.evenkeel.shard.grpc.FairReads;
+import io.evenkeel.shard.grpc.ReadPartyInterceptor;
 import io.evenkeel.shard.grpc.ReplicationGrpcService;
 import io.evenkeel.shard.grpc.ShardGrpcService;
 import io.evenkeel.shard.index.PrimaryTerm;
@@ -71,6 +73,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   /** Threads for writes, and as many for reads: enough for a server's shards to be busy at once. */
   private final CallExecutors callExecutors = new CallExecutors(Math.max(8, 4 * Runtime.getRuntime()
       .availableProcessors()));
+  /** Searches and fetches run in fair turns between the parties that asked for them. */
+  private final FairReads fairReads = FairReads.forThisMachine();
   /** What searches and fetches may hold: each call, and all of them together. */
   private volatile MemoryBudget readMemory = MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
   private final InetSocketAddress address;
@@ -140,12 +144,14 @@ public final class ShardServer implements ShardHolder, Closeable {
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .callExecutor(callExecutors);
     ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica);
+    ShardGrpcService shardService = new ShardGrpcService(this::shard, readMemory, fairReads);
+    ReadPartyInterceptor parties = new ReadPartyInterceptor();
     if (tls == null) {
-      builder.addService(new ShardGrpcService(this::shard, readMemory));
+      builder.addService(ServerInterceptors.intercept(shardService, parties));
       builder.addService(replication);
     } else {
       WriterCheck check = new WriterCheck(tls.writers(), tls.peers());
-      builder.addService(ServerInterceptors.intercept(new ShardGrpcService(this::shard, readMemory), check));
+      builder.addService(ServerInterceptors.intercept(shardService, parties, check));
       builder.addService(ServerInterceptors.intercept(replication, check));
     }
     server = builder.build().start();
@@ -435,6 +441,7 @@ public final class ShardServer implements ShardHolder, Closeable {
       }
     }
     callExecutors.close();
+    fairReads.close();
     // Not shutdownNow: interrupting a refresh or commit in the middle of its I/O closes the IndexWriter for good
     // (ClosedByInterruptException), and the shard could then not commit on close. Running tasks finish; no new ones.
     scheduler.shutdown();
