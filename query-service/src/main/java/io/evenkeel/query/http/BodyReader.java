@@ -17,6 +17,12 @@ import org.eclipse.jetty.server.Request;
 final class BodyReader {
   static final long MIN_BYTES_PER_SECOND = 1_024;
   static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /**
+   * How much of a body over the limit is read and dropped before the 413 is written: a client still sending when its
+   * connection closed could lose the answer to a reset, so what it sends up to this is taken (and dropped), and it
+   * reads a clean 413; past this the connection is closed with the answer.
+   */
+  static final long MAX_DISCARDED_BYTES = 16L << 20;
 
   /** What happens once the body is read, or could not be. */
   interface Continuation {
@@ -36,6 +42,8 @@ final class BodyReader {
   private final Continuation continuation;
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
   private final long started = System.nanoTime();
+  /** The bytes read past the limit (dropped), once the body is over it. */
+  private long discarded = -1;
 
   private BodyReader(Request request, int maxBytes, Continuation continuation) {
     this.request = request;
@@ -61,15 +69,20 @@ final class BodyReader {
         return;
       }
       ByteBuffer buffer = chunk.getByteBuffer();
-      boolean over = bytes.size() + buffer.remaining() > maxBytes;
-      if (!over) {
+      if (discarded < 0 && bytes.size() + buffer.remaining() > maxBytes) {
+        discarded = 0;
+      }
+      boolean over = discarded >= 0;
+      if (over) {
+        discarded += buffer.remaining();
+      } else {
         byte[] part = new byte[buffer.remaining()];
         buffer.get(part);
         bytes.write(part, 0, part.length);
       }
       boolean last = chunk.isLast();
       chunk.release();
-      if (over) {
+      if (over && (last || discarded > MAX_DISCARDED_BYTES)) {
         continuation.tooLarge(maxBytes);
         return;
       }
@@ -78,8 +91,9 @@ final class BodyReader {
         return;
       }
       long elapsed = System.nanoTime() - started;
-      if (elapsed > GRACE_NANOS && bytes.size() < MIN_BYTES_PER_SECOND * elapsed / 1_000_000_000L) {
-        continuation.tooSlow(bytes.size() * 1_000_000_000L / elapsed);
+      long received = bytes.size() + Math.max(0, discarded);
+      if (elapsed > GRACE_NANOS && received < MIN_BYTES_PER_SECOND * elapsed / 1_000_000_000L) {
+        continuation.tooSlow(received * 1_000_000_000L / elapsed);
         return;
       }
     }

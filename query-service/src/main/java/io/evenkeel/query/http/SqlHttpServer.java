@@ -198,6 +198,7 @@ public final class SqlHttpServer implements AutoCloseable {
 
         @Override
         public void tooLarge(int maxBytes) {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
           answer(request, response, callback, () -> {
             throw new HttpError(413, "the request body has more than " + maxBytes + " bytes");
           });
@@ -230,8 +231,10 @@ public final class SqlHttpServer implements AutoCloseable {
   private Access sqlAccess(Request request) {
     checkNames(request);
     Access access = access(request);
+    // A body announced far over the limit is refused at once; one a little over it is read and dropped first
+    // (BodyReader), so that its client, still sending, reads the 413 instead of a reset connection.
     long length = request.getLength();
-    if (length > MAX_BODY_BYTES) {
+    if (length > BodyReader.MAX_DISCARDED_BYTES) {
       throw new HttpError(413, "the request body has " + length + " bytes; at most " + MAX_BODY_BYTES);
     }
     return access;

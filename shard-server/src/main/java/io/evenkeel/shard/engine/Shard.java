@@ -81,6 +81,11 @@ public final class Shard implements ShardCopy {
   private final ShardIndex index;
   private final Replicas replicas;
   private final CopyStateLeases leases;
+  /** The most bytes one read of an index file returns: a replica copies files in chunks of 1 MiB. */
+  public static final int MAX_READ_BYTES = 1 << 20;
+  /** What Lucene names its files: letters, digits, '_' and '.', never a path. */
+  private static final java.util.regex.Pattern LUCENE_FILE_NAME = java.util.regex.Pattern.compile(
+      "[A-Za-z0-9_][A-Za-z0-9_.]*");
   /** Rows to index again for keys listed since they were written; guarded by itself. */
   private final UnindexedRows unindexed;
   private final ReentrantLock refreshLock = new ReentrantLock();
@@ -392,10 +397,22 @@ public final class Shard implements ShardCopy {
     leases.release(session);
   }
 
-  /** Up to {@code length} bytes of an index file from {@code offset}, for a replica copying it. */
+  /**
+   * Up to {@code length} bytes (at most {@link #MAX_READ_BYTES}) of an index file from {@code offset}, for a replica
+   * copying it: a file of the copy state its session holds, or (session 0) of a merged segment being copied to the
+   * replicas now. Nothing else of the directory, or outside it, is read.
+   */
   public byte[] readFile(String file, long offset, int length, long session) throws IOException {
-    if (session != 0 && !leases.touch(session)) {
-      throw new IllegalStateException("copy state session " + session + " of shard " + id + " has ended");
+    if (length < 0 || length > MAX_READ_BYTES) {
+      throw new IllegalArgumentException("a read of shard " + id + "'s files takes 0 to " + MAX_READ_BYTES
+          + " bytes; got " + length);
+    }
+    if (!LUCENE_FILE_NAME.matcher(file).matches()) {
+      throw new IllegalArgumentException("not an index file name: " + file);
+    }
+    if (session == 0 ? !index.node().isPreCopying(file) : !leases.holds(session, file)) {
+      throw new IllegalStateException(session == 0 ? "shard " + id + " is copying no merged segment with file " + file
+          : "copy state session " + session + " of shard " + id + " has ended or holds no file " + file);
     }
     try (IndexInput in = index.node().getDirectory().openInput(file, IOContext.DEFAULT)) {
       if (offset < 0 || offset > in.length()) {

@@ -37,6 +37,12 @@ public final class CopyStateLeases {
     return Map.entry(session, NrtPoints.toMessage(state, coveredSeqNo));
   }
 
+  /** Renews a session's lease; true when it holds {@code file}, false when it has ended or holds no such file. */
+  public boolean holds(long session, String file) {
+    Lease lease = leases.get(session);
+    return lease != null && touch(session) && lease.state().files.containsKey(file);
+  }
+
   /** Renews a session's lease; false when it has ended. */
   public boolean touch(long session) {
     Lease lease = leases.get(session);

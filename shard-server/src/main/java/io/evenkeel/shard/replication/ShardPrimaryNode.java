@@ -1,5 +1,8 @@
 package io.evenkeel.shard.replication;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 import java.io.IOException;
 import java.util.Map;
 import org.apache.lucene.index.IndexWriter;
@@ -22,6 +25,8 @@ public final class ShardPrimaryNode extends PrimaryNode {
   }
 
   private final MergeCopier mergeCopier;
+  /** The files of merged segments being copied to the replicas now: the only files read outside a copy state. */
+  private final Set<String> preCopying = ConcurrentHashMap.newKeySet();
 
   /**
    * @param term the primary term: it grows with every promotion, so replicas can tell a new primary's points from an
@@ -44,8 +49,18 @@ public final class ShardPrimaryNode extends PrimaryNode {
     // replica to copy to yet.
     MergeCopier copier = mergeCopier;
     if (copier != null) {
-      copier.preCopy(files);
+      preCopying.addAll(files.keySet());
+      try {
+        copier.preCopy(files);
+      } finally {
+        preCopying.removeAll(files.keySet());
+      }
     }
+  }
+
+  /** Whether {@code file} belongs to a merged segment being copied to the replicas now. */
+  public boolean isPreCopying(String file) {
+    return preCopying.contains(file);
   }
 
   /** The commit user data that lets a replica started on this directory tell which primary wrote it. */

@@ -477,6 +477,48 @@ class ReplicationTest {
         });
   }
 
+  /**
+   * The replication port reads only the files a replica holds a lease on, in bounded chunks: not a path out of the
+   * shard's directory, not an absolute one, not a file outside the leased copy state, not without a lease, not a
+   * length the server would have to allocate whole; and the server answers every such call and keeps serving.
+   */
+  @Test
+  void readFileServesOnlyTheLeasedCopyStatesFilesInBoundedChunks() throws Exception {
+    ShardServer primary = start("primary", Set.of(SHARD), Map.of(), 100);
+    write(stub(primary), new Random(7), 0, 1_000);
+    // Once refreshed, a point holds segment files.
+    awaitTrue(() -> stub(primary).stats(StatsRequest.newBuilder().setShard(SHARD).build()).getDocs() > 0);
+    ReplicationServiceGrpc.ReplicationServiceBlockingStub replication = replication(primary);
+    var lease = replication.acquireCopyState(io.evenkeel.schemas.shard.AcquireCopyStateRequest.newBuilder()
+        .setShard(SHARD).build());
+    String leased = lease.getPoint().getFilesMap().keySet().iterator().next();
+    java.util.function.BiFunction<String, Long, io.evenkeel.schemas.shard.ReadFileRequest.Builder> read =
+        (file, session) -> io.evenkeel.schemas.shard.ReadFileRequest.newBuilder().setShard(SHARD).setFile(file)
+            .setOffset(0).setLength(16).setSession(session);
+
+    assertThat(replication.readFile(read.apply(leased, lease.getSession()).build()).getData().size())
+        .isPositive();
+    for (String file : List.of("../../../../etc/passwd", "/etc/passwd", "..", "shard-0/../x")) {
+      assertThatThrownBy(() -> replication.readFile(read.apply(file, lease.getSession()).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    }
+    assertThatThrownBy(() -> replication.readFile(read.apply(leased, lease.getSession())
+        .setLength(Integer.MAX_VALUE).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    // A file of the directory the lease does not hold (the write lock), no lease (session 0 outside a merge's
+    // copy), a lease that does not exist.
+    for (var request : List.of(read.apply("write.lock", lease.getSession()), read.apply(leased, 0L),
+        read.apply(leased, lease.getSession() + 1_000))) {
+      assertThatThrownBy(() -> replication.readFile(request.build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+    }
+    // Still serving.
+    awaitTrue(() -> stub(primary).stats(StatsRequest.newBuilder().setShard(SHARD).build()).getDocs() > 0);
+  }
+
   private ReplicationServiceGrpc.ReplicationServiceBlockingStub replication(ShardServer server) {
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
     channels.add(channel);
