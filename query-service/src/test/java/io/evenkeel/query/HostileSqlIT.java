@@ -112,6 +112,7 @@ class HostileSqlIT {
       }
       // Bodies that are not what /sql takes.
       for (String body : List.of("not json", "{\"sql\": 42}", "[]", "{\"params\": [1]}", "{\"sql\": \"SELECT 1\"",
+          "{\"cursor\": 42}", "{\"cursor\": \"e30\"}", "{\"sql\": \"SELECT 1\", \"cursor\": \"e30\"}",
           "{\"sql\": \"SELECT * FROM transaction_logs WHERE row_id = ?\", \"params\": [{\"a\": 1}]}")) {
         for (int i = 0; i < 50; i++) {
           SqlClient.Answer answer = client.postRaw("/sql", body + " ".repeat(i));

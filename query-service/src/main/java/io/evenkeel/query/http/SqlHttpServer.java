@@ -385,7 +385,10 @@ public final class SqlHttpServer implements AutoCloseable {
           + e.getOriginalMessage());
     }
     boolean allowPartial = body != null && body.path("allow_partial").asBoolean(false);
-    if (body != null && body.isObject() && body.path("cursor").isTextual() && !body.has("sql")) {
+    if (body != null && body.isObject() && body.has("cursor") && body.has("sql")) {
+      throw new HttpError(400, "a request has \"sql\" or \"cursor\", not both: the cursor names its own statement");
+    }
+    if (body != null && body.isObject() && body.path("cursor").isTextual()) {
       QueryResult result = admitted(() -> service.next(body.get("cursor").asText(), allowPartial, access));
       return SqlAnswer.of(result, service.holdAnswer(result));
     }
