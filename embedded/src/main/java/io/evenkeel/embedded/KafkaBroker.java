@@ -171,9 +171,22 @@ public final class KafkaBroker implements AutoCloseable {
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
   }
 
+  /**
+   * Creates the topic and returns once every partition has a leader: a producer that starts before then meets
+   * NOT_LEADER_OR_FOLLOWER, and its idempotent retries can then be refused as out of sequence until its batches
+   * expire, losing them.
+   */
   public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!admin.describeTopics(List.of(name)).allTopicNames().get(30, TimeUnit.SECONDS).get(name).partitions()
+          .stream().allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty())) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("topic " + name + " has partitions without a leader after 60 s");
+        }
+        Thread.sleep(50);
+      }
     }
   }
 

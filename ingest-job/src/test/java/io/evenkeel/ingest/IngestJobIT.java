@@ -162,6 +162,8 @@ class IngestJobIT {
     long hotSince = -1;
     /** The hot tenant's share of the inserts while it is hot. */
     double hotShare = 0.4;
+    final java.util.concurrent.atomic.AtomicReference<Exception> lost =
+        new java.util.concurrent.atomic.AtomicReference<>();
 
     Producer(String bootstrapServers) {
       Properties properties = new Properties();
@@ -180,7 +182,11 @@ class IngestJobIT {
         }
         TransactionLogChange change = stream.next(now, sent >= hotFrom ? HOT_TENANT : -1, hotShare);
         byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
-        kafka.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)));
+        kafka.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (metadata, e) -> {
+          if (e != null) {
+            lost.compareAndSet(null, e);
+          }
+        });
         if (sent % 1_000 == 0) {
           long ahead = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) - (sent - first) * 1_000L / perSecond;
           if (ahead < 0) {
@@ -189,6 +195,8 @@ class IngestJobIT {
         }
       }
       kafka.flush();
+      // The expected rows assume every change reached Kafka: a record the test's producer lost is its failure.
+      assertThat(lost.get()).as("a change the test's producer could not write to Kafka").isNull();
     }
   }
 
