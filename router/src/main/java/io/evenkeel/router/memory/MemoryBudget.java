@@ -97,9 +97,7 @@ public final class MemoryBudget {
       if (closed) {
         throw new IllegalStateException("the reservation is closed");
       }
-      if (refused != null) {
-        throw refused;
-      }
+      checkNotRefused();
       long mine = held.addAndGet(bytes);
       if (mine > requestLimit) {
         held.addAndGet(-bytes);

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -108,14 +107,6 @@ public final class FairReads implements AutoCloseable {
       }
     }
     return result;
-  }
-
-  /** As an executor for one party's tasks. */
-  public Executor of(String party) {
-    return task -> submit(party, () -> {
-      task.run();
-      return null;
-    });
   }
 
   /** Fails {@code task} if it is still waiting. */
