@@ -3,7 +3,10 @@ package io.evenkeel.cdc;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.evenkeel.schemas.table.ColumnMapping;
+import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,10 +22,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +49,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class CdcRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcRunner.class);
+  /** The dead-letter headers, as the ingest job writes them: why, and where the record came from. */
+  static final String REASON_HEADER = "evenkeel.reason";
+  static final String SOURCE_HEADER = "evenkeel.source";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Debezium's heartbeat topic is {@code __debezium-heartbeat.<prefix>}. */
   private static final String HEARTBEAT_PREFIX = "__debezium-heartbeat";
 
@@ -72,6 +84,8 @@ public final class CdcRunner implements AutoCloseable {
   private long loggedCount;
   private final Properties kafkaProperties;
   private final ColumnMapping columnMapping;
+  private final int maxEventBytes;
+  private final String deadLetterTopic;
   /** While a snapshot of a table published before runs: the rows it has not shown yet (engine thread only). */
   private SnapshotReconciler reconciler;
 
@@ -86,6 +100,10 @@ public final class CdcRunner implements AutoCloseable {
     producerProperties.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     // JSON compresses several times over.
     producerProperties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    // Room for the largest event published and its batch's framing; larger events are dead letters (publish).
+    producerProperties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, settings.maxEventBytes + 64 * 1024);
+    this.maxEventBytes = settings.maxEventBytes;
+    this.deadLetterTopic = settings.deadLetterTopic;
     this.kafkaProperties = settings.kafkaProperties();
     this.columnMapping = settings.columnMapping();
     this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
@@ -134,6 +152,8 @@ public final class CdcRunner implements AutoCloseable {
     p.setProperty("database.server.id", Long.toString(settings.serverId));
     p.setProperty("database.include.list", source.database());
     p.setProperty("table.include.list", source.qualifiedName());
+    // Only the columns the mapping reads: an unmapped BLOB would otherwise make events too large to publish.
+    p.setProperty("column.include.list", includedColumns(settings.columnMapping(), source));
     p.setProperty("topic.prefix", settings.topicPrefix);
     // Values that need no schema to be read: exact decimals as strings ("19.90", not base64 bytes), DATETIME as
     // epoch milliseconds (Kafka Connect's Timestamp), TIMESTAMP as an ISO-8601 instant. So the events go without
@@ -152,6 +172,17 @@ public final class CdcRunner implements AutoCloseable {
     p.setProperty("max.queue.size", "32768");
     p.setProperty("poll.interval.ms", "50");
     return p;
+  }
+
+  /**
+   * Debezium's {@code column.include.list} for the columns {@code mapping} feeds {@code transaction_logs} from
+   * (regular expressions of {@code database.table.column}; the key's columns are in the key whatever it says).
+   */
+  static String includedColumns(ColumnMapping mapping, SourceTable source) {
+    return TransactionLogsTable.COLUMNS.stream()
+        .map(column -> Pattern.quote(source.qualifiedName() + "." + mapping.sourceOf(column.name())))
+        .distinct()
+        .collect(Collectors.joining(","));
   }
 
   /** Publishes a batch of change events, then marks them processed: their offsets may be stored once Kafka has them. */
@@ -175,7 +206,11 @@ public final class CdcRunner implements AutoCloseable {
         sendDeletes(sent); // the snapshot ended without marking its last record
       }
       if (!heartbeat) {
-        sent.add(producer.send(new ProducerRecord<>(event.destination(), bytes(event.key()), bytes(value))));
+        byte[] key = bytes(event.key());
+        byte[] bytes = bytes(value);
+        long size = (key == null ? 0 : key.length) + (long) bytes.length;
+        sent.add(size > maxEventBytes ? producer.send(deadLetter(event.destination(), key, value, size))
+            : producer.send(new ProducerRecord<>(event.destination(), key, bytes)));
       }
       if (reconciler != null) {
         reconciler.seen(event.key());
@@ -205,6 +240,29 @@ public final class CdcRunner implements AutoCloseable {
       loggedAt = now;
       loggedCount = total;
     }
+  }
+
+  /**
+   * An event too large to publish, as a dead letter: its key, no value, the reason and where it is in the binlog in
+   * the headers (as the ingest job writes its dead letters), so that the row can be found and fixed at the source.
+   */
+  private ProducerRecord<byte[], byte[]> deadLetter(String destination, byte[] key, String value, long size) {
+    String position;
+    try {
+      JsonNode source = JSON.readTree(value).path("source");
+      position = "binlog " + source.path("file").asText() + " position " + source.path("pos").asLong() + " row "
+          + source.path("row").asInt();
+    } catch (IOException e) {
+      position = "unknown (" + e.getMessage() + ")";
+    }
+    String reason = "the change event is " + size + " bytes, over --max-event-bytes " + maxEventBytes + " (what Kafka"
+        + " accepts); it was not published to " + destination + ". Shrink the row at the source, or raise the limit"
+        + " with the topic's max.message.bytes";
+    LOG.warn("dead letter: {} at {}", reason, position);
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(new RecordHeader(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8)));
+    headers.add(new RecordHeader(SOURCE_HEADER, (destination + " at " + position).getBytes(StandardCharsets.UTF_8)));
+    return new ProducerRecord<>(deadLetterTopic, null, null, key, null, headers);
   }
 
   private void sendDeletes(List<Future<RecordMetadata>> sent) {

@@ -56,6 +56,18 @@ public final class CdcSettings {
           + " readers. (default: ${DEFAULT-VALUE})")
   public long serverId;
 
+  @Option(names = "--max-event-bytes",
+      description = "The largest change event published (key and value); a larger one (an UPDATE of a row with a"
+          + " large text carries it twice) goes to the dead-letter topic with its key, binlog position and reason,"
+          + " and capture goes on. At most what the topic accepts (Kafka's default, about 1 MiB). (default:"
+          + " ${DEFAULT-VALUE})")
+  public int maxEventBytes = 1_000_000;
+
+  @Option(names = "--dead-letter-topic",
+      description = "Where events too large to publish go (the ingest job's dead-letter topic). (default:"
+          + " ${DEFAULT-VALUE})")
+  public String deadLetterTopic = "transaction-logs-dead-letters";
+
   CdcRunner.Connector connector;
 
   public ColumnMapping columnMapping() {
@@ -69,6 +81,9 @@ public final class CdcSettings {
       case "mysql" -> CdcRunner.Connector.MYSQL;
       default -> throw new IllegalArgumentException("--connector is mariadb or mysql; got: " + connectorName);
     };
+    if (maxEventBytes < 1024) {
+      throw new IllegalArgumentException("--max-event-bytes is at least 1024; got: " + maxEventBytes);
+    }
     columnMapping();
     sourceTable();
     kafkaProperties();

@@ -97,13 +97,17 @@ class CdcRunnerIT {
 
   /** A consumer of the runner's topic from its start, in its own group. */
   private KafkaConsumer<byte[], byte[]> events(String group) {
+    return consumer(group, "cdc.shop.orders");
+  }
+
+  private KafkaConsumer<byte[], byte[]> consumer(String group, String topic) {
     Properties properties = new Properties();
     properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     properties.put(ConsumerConfig.GROUP_ID_CONFIG, group);
     KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    consumer.subscribe(List.of("cdc.shop.orders"));
+    consumer.subscribe(List.of(topic));
     return consumer;
   }
 
@@ -342,6 +346,49 @@ class CdcRunnerIT {
         .toList(), dir.resolve(name + ".log"));
     runner.awaitReady(Duration.ofSeconds(60), () -> Files.readString(runner.log()).contains("cdc: capturing"));
     return runner;
+  }
+
+  /**
+   * An unmapped 2 MB BLOB is not captured, so its row's events stay small; an UPDATE of a row with a 700 kB title
+   * carries it twice (before and after), more than Kafka takes: it goes to the dead-letter topic with its key, binlog
+   * position and reason, and the changes after it are captured.
+   */
+  @Test
+  void anEventTooLargeForKafkaIsADeadLetterAndCaptureGoesOn() throws Exception {
+    sql("ALTER TABLE shop.orders MODIFY title MEDIUMTEXT, ADD COLUMN photo LONGBLOB",
+        "INSERT INTO shop.orders (seller_id, order_id, created_at, title, photo) VALUES"
+            + " (1, 10, '2026-11-01 10:00:00', 'small', REPEAT('p', 2000000))");
+    kafka.createTopic("transaction-logs-dead-letters", 1);
+    try (KafkaConsumer<byte[], byte[]> consumer = events("cdc-it-large");
+        KafkaConsumer<byte[], byte[]> deadLetters = consumer("cdc-it-large-dead", "transaction-logs-dead-letters");
+        CdcRunner runner = CdcRunner.start(settings())) {
+      JsonNode snapshot = read(consumer, 1).get(0);
+      assertThat(snapshot.get("after").get("order_id").asLong()).isEqualTo(10);
+      assertThat(snapshot.get("after").has("photo")).as("the unmapped BLOB is not captured").isFalse();
+
+      sql("INSERT INTO shop.orders (seller_id, order_id, created_at, title) VALUES (1, 11, '2026-11-01 11:00:00',"
+          + " REPEAT('t', 700000))",
+          "UPDATE shop.orders SET status = 2 WHERE seller_id = 1 AND order_id = 11",
+          "INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 12, '2026-11-01 12:00:00')");
+      List<JsonNode> events = read(consumer, 2);
+      assertThat(events).extracting(e -> e.get("op").asText() + " " + e.get("after").get("order_id").asLong())
+          .containsExactly("c 11", "c 12");
+      List<ConsumerRecord<byte[], byte[]>> letters = new ArrayList<>();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (letters.isEmpty() && System.nanoTime() < deadline) {
+        deadLetters.poll(Duration.ofMillis(200)).forEach(letters::add);
+      }
+      assertThat(letters).hasSize(1);
+      ConsumerRecord<byte[], byte[]> letter = letters.get(0);
+      assertThat(JSON.readTree(letter.key()).get("order_id").asLong()).isEqualTo(11);
+      assertThat(letter.value()).isNull();
+      assertThat(header(letter, CdcRunner.REASON_HEADER)).contains("--max-event-bytes 1000000");
+      assertThat(header(letter, CdcRunner.SOURCE_HEADER)).contains("cdc.shop.orders", "binlog binlog.", "position");
+    }
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
   }
 
   private static JsonNode op(List<JsonNode> events, String op) {

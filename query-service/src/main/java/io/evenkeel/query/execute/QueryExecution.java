@@ -199,14 +199,14 @@ public final class QueryExecution {
   private boolean beyondEveryMatch() {
     Map<Integer, SearchResponse> counts = search(Query.newBuilder().setFilter(plan.filter()).setTrackTotal(true)
         .build());
-    long matches = 0;
-    for (SearchResponse count : counts.values()) {
-      matches += count.getTotal();
-      if (count.getTotal() >= plan.hitsPerShard()) {
-        throw deepPage();
-      }
+    long matches = counts.values().stream().mapToLong(SearchResponse::getTotal).sum();
+    if (matches <= statement.offset()) {
+      return true;
     }
-    return matches <= statement.offset();
+    if (counts.values().stream().anyMatch(count -> count.getTotal() >= plan.hitsPerShard())) {
+      throw deepPage();
+    }
+    return false;
   }
 
   private QueryException deepPage() {

@@ -65,6 +65,8 @@ public final class ClusterMember implements Closeable {
    */
   public void start() throws Exception {
     server.recordInSyncSets(this::inSyncSet);
+    server.admitReplicas((shard, address) -> cluster.current().copies(shard)
+        .map(copies -> copies.getReplicas().contains(address)).orElse(false));
     cluster.start();
     for (int shard : initialPrimaries) {
       if (cluster.createIfAbsent(ShardCopies.newBuilder().setShard(shard).setPrimary(server.address()).setTerm(1)

@@ -3,6 +3,7 @@ package io.evenkeel.shard.cluster;
 import io.evenkeel.shard.replication.InSyncSet;
 import java.io.IOException;
 import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 
 /** What a cluster member directs: the shard copies a server holds, and their roles. */
 public interface ShardHolder {
@@ -28,4 +29,11 @@ public interface ShardHolder {
 
   /** Where the primaries opened from now on record their in-sync replicas (by shard and term). */
   void recordInSyncSets(BiFunction<Integer, Long, InSyncSet> inSyncSets);
+
+  /**
+   * Which servers a primary here lets join as replicas of a shard ({@code assigned} given the shard and the joiner's
+   * "host:port"): those the cluster state lists as its replicas, so that no other process receives its writes or is
+   * counted in sync.
+   */
+  void admitReplicas(BiPredicate<Integer, String> assigned);
 }

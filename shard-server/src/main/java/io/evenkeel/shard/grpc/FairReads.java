@@ -1,5 +1,7 @@
 package io.evenkeel.shard.grpc;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -21,13 +23,33 @@ import java.util.concurrent.atomic.AtomicInteger;
  * next task of the party after the last one served (round robin), so one party's heavy queries take at most its
  * share of the server's CPU, and another party's search starts at once whatever the first has queued.
  *
+ * <p>Writes come first: while the server is writing ({@link #noteWrite} within the last second), a party's reads use
+ * at most {@code partyCores} of CPU time per second. Each task's CPU time is added to its party's account, which
+ * drains at that rate; a party more than {@link #BURST_NANOS} behind waits for its account to drain before its next
+ * task starts (its other reads are not held: they are other parties). A party of small queries never waits; one
+ * whose queries scan the whole index cannot take the cores the indexing needs. Alone, reads use every worker.
+ *
  * <p>A task waits here, not on a thread: waiting costs no CPU, and the calls' own threads are bounded elsewhere
  * ({@link CallExecutors}).
  */
 public final class FairReads implements AutoCloseable {
+  /** The CPU time a party may use ahead of its share: a few ordinary queries' worth. */
+  static final long BURST_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+  /** Accounts kept before the drained ones of parties with nothing running are dropped. */
+  private static final int MAX_IDLE_ACCOUNTS = 1024;
+  /** How long after a write the server counts as writing. */
+  private static final long WRITING_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   private final int perParty;
   private final ExecutorService workers;
   private final int workerCount;
+  private final double partyCores;
+  private volatile long lastWriteNanos = System.nanoTime() - 2 * WRITING_NANOS;
+  /** Each party's CPU time not yet drained, in nanoseconds, as of {@code accountsAt}'s time for it. */
+  private final Map<String, long[]> accounts = new HashMap<>();
+  /** When a dispatch is scheduled for parties waiting on their accounts (Long.MAX_VALUE: none). */
+  private long wakeAt = Long.MAX_VALUE;
   /** A task and what it completes. */
   private record Task(Runnable run, CompletableFuture<?> result) {}
 
@@ -53,11 +75,18 @@ public final class FairReads implements AutoCloseable {
   private final Map<String, Integer> running = new HashMap<>();
   private int runningTotal;
 
+  /** With no CPU share while writing: turns only. */
   public FairReads(int workers, int perParty) {
-    if (workers < 1 || perParty < 1) {
-      throw new IllegalArgumentException("workers and perParty must be at least 1; got " + workers + ", " + perParty);
+    this(workers, perParty, Double.POSITIVE_INFINITY);
+  }
+
+  public FairReads(int workers, int perParty, double partyCores) {
+    if (workers < 1 || perParty < 1 || !(partyCores > 0)) {
+      throw new IllegalArgumentException("workers and perParty must be at least 1 and partyCores above 0; got "
+          + workers + ", " + perParty + ", " + partyCores);
     }
     this.workerCount = workers;
+    this.partyCores = partyCores;
     this.perParty = Math.min(perParty, workers);
     AtomicInteger next = new AtomicInteger();
     this.workers = Executors.newFixedThreadPool(workers, runnable -> {
@@ -67,10 +96,23 @@ public final class FairReads implements AutoCloseable {
     });
   }
 
-  /** The default for this machine: two workers per core, a party at most half of them. */
+  /**
+   * The default for this machine: two workers per core, a party at most half of them, and while the server writes, an
+   * eighth of the cores' time (a quarter of a core at least).
+   */
   public static FairReads forThisMachine() {
-    int workers = 2 * Runtime.getRuntime().availableProcessors();
-    return new FairReads(workers, Math.max(1, workers / 2));
+    int cores = Runtime.getRuntime().availableProcessors();
+    return new FairReads(2 * cores, cores, Math.max(0.25, cores / 8.0));
+  }
+
+  /** Says the server has just written: for the next second, each party's reads keep to their CPU share. */
+  public void noteWrite() {
+    lastWriteNanos = System.nanoTime();
+  }
+
+  /** Whether the server wrote within the last second. */
+  public boolean writing() {
+    return System.nanoTime() - lastWriteNanos < WRITING_NANOS;
   }
 
   /** Runs {@code task} for {@code party} when its turn comes; the future completes with its result or failure. */
@@ -85,12 +127,13 @@ public final class FairReads implements AutoCloseable {
   public <T> CompletableFuture<T> submit(String party, Callable<T> task, long startBy) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Runnable run = () -> {
+      long cpuBefore = THREADS.getCurrentThreadCpuTime();
       try {
         result.complete(task.call());
       } catch (Throwable e) {
         result.completeExceptionally(e);
       } finally {
-        finished(party);
+        finished(party, THREADS.getCurrentThreadCpuTime() - cpuBefore);
       }
     };
     synchronized (this) {
@@ -129,7 +172,14 @@ public final class FairReads implements AutoCloseable {
         + "shortly"));
   }
 
-  private synchronized void finished(String party) {
+  private synchronized void finished(String party, long cpuNanos) {
+    long now = System.nanoTime();
+    long[] account = accounts.computeIfAbsent(party, p -> new long[] {0, now});
+    account[0] = owed(account, now) + Math.max(0, cpuNanos);
+    account[1] = now;
+    if (accounts.size() > MAX_IDLE_ACCOUNTS) {
+      accounts.entrySet().removeIf(e -> owed(e.getValue(), now) == 0 && !running.containsKey(e.getKey()));
+    }
     runningTotal--;
     running.merge(party, -1, Integer::sum);
     if (running.get(party) == 0) {
@@ -138,9 +188,36 @@ public final class FairReads implements AutoCloseable {
     dispatch();
   }
 
+  /** What {@code account} still owes at {@code now}, after draining at the party's share. */
+  private long owed(long[] account, long now) {
+    return Math.max(0, account[0] - (long) ((now - account[1]) * Math.min(partyCores, 1e6)));
+  }
+
+  /**
+   * How long until {@code party} may start a task as far as its CPU account goes: 0 when the server is not writing
+   * or the party is within its burst; otherwise until the account drains to the burst or the writing ends.
+   */
+  private long cpuWait(String party, long now) {
+    long[] account = accounts.get(party);
+    if (account == null || partyCores == Double.POSITIVE_INFINITY || !writing()) {
+      return 0;
+    }
+    long owed = owed(account, now);
+    if (owed <= BURST_NANOS) {
+      if (owed == 0 && !running.containsKey(party)) {
+        accounts.remove(party);
+      }
+      return 0;
+    }
+    long drained = (long) ((owed - BURST_NANOS) / partyCores);
+    return Math.max(1, Math.min(drained, lastWriteNanos + WRITING_NANOS - now));
+  }
+
   /** Starts waiting tasks while workers are free, one per party in turn, skipping parties at their share. */
   private void dispatch() {
     boolean started = true;
+    long now = System.nanoTime();
+    long soonest = Long.MAX_VALUE;
     while (!closed && runningTotal < workerCount && started) {
       started = false;
       for (Iterator<Map.Entry<String, Deque<Task>>> it = waiting.entrySet().iterator();
@@ -148,6 +225,11 @@ public final class FairReads implements AutoCloseable {
         Map.Entry<String, Deque<Task>> entry = it.next();
         String party = entry.getKey();
         if (running.getOrDefault(party, 0) >= perParty) {
+          continue;
+        }
+        long wait = cpuWait(party, now);
+        if (wait > 0) {
+          soonest = Math.min(soonest, wait);
           continue;
         }
         Task task = entry.getValue().poll();
@@ -163,6 +245,18 @@ public final class FairReads implements AutoCloseable {
         }
       }
     }
+    if (soonest != Long.MAX_VALUE && !closed && now + soonest < wakeAt) {
+      // A party waits on its account alone: look again once it has drained (no task's end may come first).
+      wakeAt = now + soonest;
+      TIMEOUTS.schedule(this::wake, soonest, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private synchronized void wake() {
+    if (System.nanoTime() - wakeAt >= 0) {
+      wakeAt = Long.MAX_VALUE;
+    }
+    dispatch();
   }
 
   /** Tasks waiting for a turn now. */

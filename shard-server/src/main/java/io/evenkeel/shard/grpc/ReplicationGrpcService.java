@@ -24,6 +24,7 @@ import io.evenkeel.shard.replication.NrtPoints;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.IntFunction;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.slf4j.Logger;
@@ -40,11 +41,24 @@ public final class ReplicationGrpcService extends ReplicationServiceGrpc.Replica
 
   private final IntFunction<Shard> primaries;
   private final IntFunction<ReplicaShard> replicas;
+  private final BiPredicate<Integer, String> admitted;
 
-  /** Each function returns the copy in that role or throws {@link RoleMismatchException} naming what is held. */
-  public ReplicationGrpcService(IntFunction<Shard> primaries, IntFunction<ReplicaShard> replicas) {
+  /**
+   * Each function returns the copy in that role or throws {@link RoleMismatchException} naming what is held; {@code
+   * admitted} says whether a server ("host:port") may join a shard's primary here as its replica.
+   */
+  public ReplicationGrpcService(IntFunction<Shard> primaries, IntFunction<ReplicaShard> replicas,
+      BiPredicate<Integer, String> admitted) {
     this.primaries = primaries;
     this.replicas = replicas;
+    this.admitted = admitted;
+  }
+
+  /** A caller the cluster did not assign the copy it asks for. */
+  static final class NotAssignedException extends RuntimeException {
+    NotAssignedException(String message) {
+      super(message);
+    }
   }
 
   /** This server holds no copy of the shard in the role a call needs: transient while the cluster state moves. */
@@ -61,7 +75,12 @@ public final class ReplicationGrpcService extends ReplicationServiceGrpc.Replica
   @Override
   public void addReplica(AddReplicaRequest request, StreamObserver<AddReplicaResponse> response) {
     answer(response, () -> {
-      Shard.Join join = primaries.apply(request.getShard()).addReplica(request.getHost() + ":" + request.getPort());
+      String address = request.getHost() + ":" + request.getPort();
+      if (!admitted.test(request.getShard(), address)) {
+        throw new NotAssignedException("shard " + request.getShard() + ": " + address + " is not one of its replicas "
+            + "in the cluster state; only a server the cluster assigned a replica to may join its primary");
+      }
+      Shard.Join join = primaries.apply(request.getShard()).addReplica(address);
       return AddReplicaResponse.newBuilder().setPrimaryTerm(join.term()).setNextSeqNo(join.nextSeqNo())
           .setVersion(join.version()).build();
     });
@@ -135,6 +154,9 @@ public final class ReplicationGrpcService extends ReplicationServiceGrpc.Replica
     T result;
     try {
       result = call.run();
+    } catch (NotAssignedException e) {
+      response.onError(Status.PERMISSION_DENIED.withDescription(e.getMessage()).asRuntimeException());
+      return;
     } catch (RoleMismatchException | AlreadyClosedException e) {
       response.onError(Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException());
       return;

@@ -81,6 +81,11 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   /** How a refusal of a read that found no turn before its deadline begins (the query service answers it 429). */
   public static final String BUSY = "shard server busy: ";
 
+  /** How long a read waited for its turn, in the context of the read. */
+  private static final Context.Key<Long> WAITED_FOR_TURN_NANOS = Context.key("evenkeel-waited-for-turn");
+  /** A read that waited this long for its turn ran on a server busy with other reads. */
+  private static final long CONTENDED_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
   /** How long before the caller's deadline a search stops, at most (a tenth of the time left, if that is less). */
   private static final long ANSWER_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -116,6 +121,7 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   public void write(WriteRequest request, StreamObserver<WriteResponse> response) {
     answer(response, () -> {
       Shard shard = primary(request.getShard());
+      reads.noteWrite();
       byte[] bytes = request.getBatch().toByteArray();
       ShardWriteBatch batch;
       try {
@@ -204,12 +210,13 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
    */
   private <T> CompletableFuture<T> inTurn(Call<T> read) {
     Context context = Context.current();
+    long submitted = System.nanoTime();
     return reads.submit(ReadPartyInterceptor.PARTY.get(), context.wrap(() -> {
       if (context.isCancelled()) {
         throw new ShardSearcher.SearchTimeoutException("the caller gave up (its deadline passed or it cancelled) "
             + "before the read's turn came");
       }
-      return read.run();
+      return Context.current().withValue(WAITED_FOR_TURN_NANOS, System.nanoTime() - submitted).call(read::run);
     }), stopAt(context.getDeadline()));
   }
 
@@ -290,6 +297,20 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
       Context context = Context.current();
       return call.run(ShardSearcher.until(searcher, stopAt(context.getDeadline()),
           () -> context.isCancelled() || reserved.isRefused()));
+    } catch (ShardSearcher.SearchTimeoutException e) {
+      Long waited = WAITED_FOR_TURN_NANOS.get();
+      boolean waitedForTurn = waited != null && waited >= CONTENDED_WAIT_NANOS;
+      if (e.pastDeadline() && (waitedForTurn || reads.writing())) {
+        // Late because other work came first: the server's answer is that it is busy, to retry; only a read that
+        // ran out of time on a server with nothing else to do is a query too slow for its deadline.
+        throw new FairReads.Busy("the read did not finish before the caller's deadline: "
+            + (waitedForTurn ? "it waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms for its turn" : "")
+            + (waitedForTurn && reads.writing() ? " and " : "")
+            + (reads.writing() ? "the server was writing (reads then use at most their party's share of the CPU)"
+                : "")
+            + "; retry shortly, or narrow the query");
+      }
+      throw e;
     } finally {
       searchers.release(searcher);
     }

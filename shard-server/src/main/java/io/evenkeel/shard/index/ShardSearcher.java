@@ -75,9 +75,21 @@ public final class ShardSearcher extends IndexSearcher {
   /** A search stopped at its deadline. */
   public static final class SearchTimeoutException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private final boolean pastDeadline;
 
+    /** A search whose caller gave up. */
     public SearchTimeoutException(String message) {
+      this(message, false);
+    }
+
+    SearchTimeoutException(String message, boolean pastDeadline) {
       super(message);
+      this.pastDeadline = pastDeadline;
+    }
+
+    /** Whether the search ran out of time (rather than its caller cancelling it). */
+    public boolean pastDeadline() {
+      return pastDeadline;
     }
   }
 
@@ -102,7 +114,7 @@ public final class ShardSearcher extends IndexSearcher {
         for (int from = 0; from < maxDoc && from != DocIdSetIterator.NO_MORE_DOCS; ) {
           if (System.nanoTime() - deadlineNanos > 0) {
             throw new SearchTimeoutException("the search passed its deadline in segment " + context.ord + " of "
-                + leafContexts.size() + " and was stopped");
+                + leafContexts.size() + " and was stopped", true);
           }
           if (cancelled.getAsBoolean()) {
             throw new SearchTimeoutException("the caller cancelled the search (segment " + context.ord + " of "

@@ -38,6 +38,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 import org.apache.lucene.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +85,11 @@ public final class ShardServer implements ShardHolder, Closeable {
   private final Map<Integer, ShardCopy> shards = new ConcurrentHashMap<>();
   private final PeerChannels peers;
   private volatile BiFunction<Integer, Long, InSyncSet> inSyncSets = (shard, term) -> InSyncSet.UNRECORDED;
+  /**
+   * Who may join a primary here as a replica: without a cluster state, any caller (replicas are configured on their
+   * own servers; with {@code --tls} only the cluster's certificates reach the port).
+   */
+  private volatile BiPredicate<Integer, String> replicasAdmitted = (shard, address) -> true;
   /** Whether a cluster member directs this server: it then reopens failed primaries, in a new term. */
   private volatile boolean clustered;
   private String self;
@@ -143,7 +149,8 @@ public final class ShardServer implements ShardHolder, Closeable {
             tls == null ? InsecureServerCredentials.create() : tls.credentials())
         .maxInboundMessageSize(MAX_MESSAGE_BYTES)
         .callExecutor(callExecutors);
-    ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica);
+    ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica,
+        (shard, address) -> replicasAdmitted.test(shard, address));
     ShardGrpcService shardService = new ShardGrpcService(this::shard, readMemory, fairReads);
     ReadPartyInterceptor parties = new ReadPartyInterceptor();
     if (tls == null) {
@@ -188,6 +195,11 @@ public final class ShardServer implements ShardHolder, Closeable {
       throw new IllegalStateException("the read memory budget is set before the server starts");
     }
     this.readMemory = budget;
+  }
+
+  @Override
+  public void admitReplicas(BiPredicate<Integer, String> assigned) {
+    this.replicasAdmitted = assigned;
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.HotAttributes;
 import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.translog.Durability;
+import io.evenkeel.shard.translog.Translog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -161,8 +162,17 @@ public final class ShardServerMain implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   List<String> writers;
 
+  /** The exit code after a failed translog fsync. */
+  static final int FAILED_SYNC_EXIT_CODE = 5;
+
   public static void main(String[] args) {
     AvroTrust.install();
+    // A translog whose fsync failed may have lost acknowledged-to-be records the kernel reports written: the process
+    // stops, as it does on OutOfMemoryError, so that the cluster fails its shards over and it restarts from disk.
+    Translog.onFailedSync(e -> {
+      System.err.println("shard-server: a translog fsync failed (" + e.getMessage() + "); stopping the process");
+      Runtime.getRuntime().halt(FAILED_SYNC_EXIT_CODE);
+    });
     CommandLine commandLine = new CommandLine(new ShardServerMain());
     commandLine.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(configFile(args)));
     commandLine.setExecutionExceptionHandler((e, line, parsed) -> {

@@ -2,11 +2,18 @@ package io.evenkeel.shard.cluster;
 
 import static io.evenkeel.shard.cluster.ClusterFixture.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.router.cluster.ClusterStateClient;
 import io.evenkeel.schemas.ShardCopies;
+import io.evenkeel.schemas.shard.AddReplicaRequest;
 import io.evenkeel.schemas.shard.RefreshShardsRequest;
+import io.evenkeel.schemas.shard.ReplicationServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +57,7 @@ class FailoverIT {
     String firstAddress = "127.0.0.1:" + firstPort;
     awaitTrue("every shard has an in-sync replica", Duration.ofSeconds(60), () -> cluster.current().shards().size()
         == SHARDS && cluster.current().shards().values().stream().allMatch(c -> c.getInSync().size() == 1));
+    aProcessTheClusterDidNotAssignCannotJoinAsAReplica(firstPort);
 
     // The writer sends batch after batch, each to its shard's primary as the cluster state says now, retrying a
     // batch until it is acknowledged: a retried batch is harmless (versions), and the count checks it.
@@ -101,6 +109,21 @@ class FailoverIT {
       int s = shard;
       awaitTrue("shard " + shard + " copied", Duration.ofSeconds(30),
           () -> fixture.count(back.address(), s) == (long) batches / SHARDS * BATCH);
+    }
+  }
+
+  /** It would receive every write of the shard and, once in sync, could be promoted. */
+  private static void aProcessTheClusterDidNotAssignCannotJoinAsAReplica(int primaryPort) {
+    ManagedChannel stranger = ManagedChannelBuilder.forAddress("127.0.0.1", primaryPort).usePlaintext().build();
+    try {
+      assertThatThrownBy(() -> ReplicationServiceGrpc.newBlockingStub(stranger).addReplica(AddReplicaRequest
+          .newBuilder().setShard(0).setHost("127.0.0.1").setPort(1).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(e.getStatus().getDescription()).contains("127.0.0.1:1", "cluster state");
+          });
+    } finally {
+      stranger.shutdownNow();
     }
   }
 

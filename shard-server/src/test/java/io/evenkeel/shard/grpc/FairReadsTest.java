@@ -3,12 +3,16 @@ package io.evenkeel.shard.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -97,6 +101,48 @@ class FairReadsTest {
       release.countDown();
       assertThat(reads.submit("other", () -> ran.add("other")).get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(ran).containsExactly("other");
+    }
+  }
+
+  @Test
+  void whileTheServerWritesAPartysReadsKeepToItsShareOfTheCpuAndOthersAreNotHeld() throws Exception {
+    double share = 0.25;
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
+    try (FairReads reads = new FairReads(4, 2, share)) {
+      writer.scheduleAtFixedRate(reads::noteWrite, 0, 100, TimeUnit.MILLISECONDS);
+      long started = System.nanoTime();
+      // Each task: {start, end, CPU time}, in nanoseconds.
+      List<long[]> runs = Collections.synchronizedList(new ArrayList<>());
+      List<CompletableFuture<Boolean>> heavy = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        heavy.add(reads.submit("every tenant", () -> {
+          long start = System.nanoTime();
+          long cpuFrom = threads.getCurrentThreadCpuTime();
+          while (threads.getCurrentThreadCpuTime() - cpuFrom < TimeUnit.MILLISECONDS.toNanos(100)) {
+            Thread.onSpinWait();
+          }
+          return runs.add(new long[] {start, System.nanoTime(), threads.getCurrentThreadCpuTime() - cpuFrom});
+        }));
+      }
+      Thread.sleep(400);
+      CompletableFuture<Long> other = reads.submit("tenant 7", System::nanoTime);
+      long otherStarted = other.get(10, TimeUnit.SECONDS);
+      CompletableFuture.allOf(heavy.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+      // The other party ran while the first still waited on its account.
+      assertThat(otherStarted).isLessThan(runs.stream().mapToLong(run -> run[0]).max().orElseThrow());
+      // No task of the party started while what its finished tasks had used was more than its burst and its share
+      // of the time since the first began.
+      for (long[] run : runs) {
+        long usedBefore = runs.stream().filter(done -> done[1] <= run[0]).mapToLong(done -> done[2]).sum();
+        assertThat(usedBefore).isLessThanOrEqualTo(
+            FairReads.BURST_NANOS + (long) (share * (run[0] - started)) + TimeUnit.MILLISECONDS.toNanos(20));
+      }
+      long cpu = runs.stream().mapToLong(run -> run[2]).sum();
+      assertThat(cpu).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(800));
+    } finally {
+      writer.shutdownNow();
     }
   }
 }

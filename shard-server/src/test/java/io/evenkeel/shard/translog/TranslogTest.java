@@ -7,10 +7,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -168,6 +171,64 @@ class TranslogTest {
       }
     } finally {
       run("umount", small.toString());
+    }
+  }
+
+  @Test
+  void aCorruptRecordWithIntactRecordsAfterItIsRefusedUntilAnOperatorCutsIt() throws IOException {
+    long secondAt;
+    long thirdAt;
+    try (Translog translog = Translog.open(dir)) {
+      translog.append(1, payload(1));
+      secondAt = translog.append(2, payload(2)).offset();
+      thirdAt = translog.append(3, payload(3)).offset();
+      translog.sync();
+    }
+    Path file = dir.resolve("translog-1.tlog");
+    long size = Files.size(file);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      // A changed byte in the first record's payload: the two after it were acknowledged.
+      channel.write(ByteBuffer.wrap(new byte[] {'X'}), 12 + 2);
+    }
+    assertThatThrownBy(() -> Translog.open(dir)).isInstanceOf(Translog.CorruptTranslogException.class)
+        .hasMessageContaining("corrupt at offset 0").hasMessageContaining("--truncate-corrupt");
+    assertThat(Files.size(file)).as("nothing cut").isEqualTo(size);
+
+    String cut = Translog.truncateAtCorruption(dir);
+    assertThat(cut).contains("kept the 0 records before offset 0", "2 intact records",
+        "seq no 2 at offset " + secondAt, "seq no 3 at offset " + thirdAt);
+    try (Stream<Path> files = Files.list(dir)) {
+      Path copy = files.filter(f -> f.getFileName().toString().startsWith("translog-1.tlog.corrupt-")).findFirst()
+          .orElseThrow();
+      assertThat(Files.size(copy)).isEqualTo(size);
+    }
+    try (Translog translog = Translog.open(dir)) {
+      assertThat(replayAll(translog, 1)).isEmpty();
+      translog.append(4, payload(4));
+    }
+    assertThat(Translog.truncateAtCorruption(dir)).contains("intact");
+  }
+
+  @Test
+  void aFailedFsyncFailsTheTranslogForGood() throws IOException {
+    AtomicBoolean failing = new AtomicBoolean();
+    List<IOException> handled = new ArrayList<>();
+    Translog.onFailedSync(handled::add);
+    try (Translog translog = Translog.open(dir, (file, options) -> new FailingSyncChannel(FileChannel.open(file,
+        options), failing))) {
+      translog.append(1, payload(1));
+      translog.sync();
+      translog.append(2, payload(2));
+      failing.set(true);
+      assertThatThrownBy(translog::sync).isInstanceOf(IOException.class).hasMessageContaining("failed an fsync");
+      assertThat(handled).hasSize(1);
+      // The disk recovers, but what the failed fsync did not write is not known to be there: nothing more goes in.
+      failing.set(false);
+      assertThatThrownBy(translog::sync).hasMessageContaining("failed an fsync");
+      assertThatThrownBy(() -> translog.append(3, payload(3))).hasMessageContaining("failed an fsync");
+      assertThatThrownBy(translog::rollGeneration).hasMessageContaining("failed an fsync");
+    } finally {
+      Translog.onFailedSync(e -> { });
     }
   }
 }
