@@ -162,6 +162,8 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
           concurrency, minutes);
       Map<String, Map<Integer, Integer>> hostileStatuses = new ConcurrentHashMap<>();
       Map<String, List<Long>> hostileMs = new ConcurrentHashMap<>();
+      // The first thing each query was told with each status other than 200.
+      Map<String, String> hostileSaid = new ConcurrentHashMap<>();
       AtomicBoolean attacking = new AtomicBoolean(true);
       ExecutorService attackers = Executors.newFixedThreadPool(concurrency);
       List<String> names = new ArrayList<>(HOSTILE.keySet());
@@ -174,6 +176,9 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
             hostileStatuses.computeIfAbsent(name, k -> new ConcurrentHashMap<>()).merge(answer.status(), 1,
                 Integer::sum);
             hostileMs.computeIfAbsent(name, k -> Collections.synchronizedList(new ArrayList<>())).add(answer.ms());
+            if (answer.status() != 200) {
+              hostileSaid.putIfAbsent(name + " " + answer.status(), answer.error());
+            }
           }
           return null;
         });
@@ -198,7 +203,7 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
       Set<Long> died = new java.util.TreeSet<>(pidsBefore.keySet());
       died.removeAll(pidsAfter.keySet());
       String report = report(aloneRate, baselineRate.get(), underRate.get(), aloneTenants, baselineTenants,
-          underTenants, single, hostileStatuses, hostileMs, fiveHundreds, died, pidsBefore);
+          underTenants, single, hostileStatuses, hostileMs, hostileSaid, fiveHundreds, died, pidsBefore);
       Files.createDirectories(out);
       String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
       Path markdown = out.resolve("hostile-queries-" + stamp + ".md");
@@ -288,7 +293,8 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
   }
 
   private String report(double aloneRate, long baselineRate, long underRate, TenantFigures alone,
-      TenantFigures baseline, TenantFigures under, Map<String, Answer> single, Map<String, Map<Integer, Integer>> statuses, Map<String, List<Long>> ms,
+      TenantFigures baseline, TenantFigures under, Map<String, Answer> single,
+      Map<String, Map<Integer, Integer>> statuses, Map<String, List<Long>> ms, Map<String, String> said,
       int fiveHundreds, Set<Long> died, Map<Long, String> pidsBefore) {
     StringBuilder md = new StringBuilder();
     md.append(String.format(Locale.ROOT, "# Hostile queries beside a load (`bin/evenkeel local`, default layout)%n%n"
@@ -315,6 +321,9 @@ public final class HostileQueriesBenchmark implements java.util.concurrent.Calla
           new TreeMap<>(statuses.getOrDefault(name, Map.of())), times.isEmpty() ? 0 : times.get(times.size() / 2),
           times.isEmpty() ? 0 : times.get(times.size() - 1)));
     }
+    md.append("\n| query and status | what it said first |\n|---|---|\n");
+    new TreeMap<>(said).forEach((nameAndStatus, error) -> md.append(String.format(Locale.ROOT, "| %s | %s |%n",
+        nameAndStatus, error.replace("|", "\\|"))));
     md.append(String.format(Locale.ROOT, "%nAnswers 5xx (hostile and tenant): %d. Processes of the stack that died"
         + " (of %d): %s.%n", fiveHundreds, pidsBefore.size(), died.isEmpty() ? "none"
         : died.stream().map(pid -> pid + " " + pidsBefore.get(pid)).collect(Collectors.joining(", "))));

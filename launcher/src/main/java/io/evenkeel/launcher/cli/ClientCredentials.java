@@ -6,15 +6,16 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
- * What a command needs to reach a query service that requires it: the API key it presents (inline, or from a file, out
- * of shell history), and the CA that signed the service's HTTPS certificate.
+ * What a command needs to reach a query service that requires it: the API key it presents (from a file, or from the
+ * environment variable {@value #KEY_VARIABLE}; never a flag's value, which every local user sees in the process
+ * list), and the CA that signed the service's HTTPS certificate.
  */
 public final class ClientCredentials {
-  @Option(names = "--key", paramLabel = "KEY",
-      description = "The query service's API key (<id>.<secret>), when it requires one.")
-  String key;
+  /** The environment variable that may hold the API key. */
+  public static final String KEY_VARIABLE = "EVENKEEL_API_KEY";
 
-  @Option(names = "--key-file", paramLabel = "FILE", description = "A file holding the API key (instead of --key).")
+  @Option(names = "--key-file", paramLabel = "FILE", description = "A file holding the query service's API key"
+      + " (<id>.<secret>), when it requires one; or set the environment variable " + KEY_VARIABLE + ".")
   Path keyFile;
 
   @Option(names = "--ca-cert", paramLabel = "PEM", description = "The CA that signed the query service's HTTPS "
@@ -28,11 +29,12 @@ public final class ClientCredentials {
 
   /** The key, or null when none was given. */
   public String key() {
-    if (key != null && keyFile != null) {
-      throw new UserError("give --key or --key-file, not both");
+    String key = System.getenv(KEY_VARIABLE);
+    if (key != null && !key.isBlank() && keyFile != null) {
+      throw new UserError("give --key-file or " + KEY_VARIABLE + ", not both");
     }
     if (keyFile == null) {
-      return key;
+      return key == null || key.isBlank() ? null : key.strip();
     }
     try {
       return Files.readString(keyFile).strip();

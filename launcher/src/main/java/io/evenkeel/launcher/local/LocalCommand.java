@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -153,6 +154,8 @@ public final class LocalCommand implements Callable<Integer> {
       deleteRecursively(dataDir);
     }
     Files.createDirectories(dataDir);
+    // The stack's files are private (bin/evenkeel runs under umask 077); so is the directory, whoever made it.
+    Files.setPosixFilePermissions(dataDir, PosixFilePermissions.fromString("rwx------"));
     AddServerRequest.take(dataDir); // left by an add-server that gave up: not this run's
 
     PrintStream out = System.out;
@@ -277,12 +280,8 @@ public final class LocalCommand implements Callable<Integer> {
               : "in " + options.dataDir().resolve("api-keys"));
       Path adminKey = options.dataDir().resolve("admin.key");
       if (options.apiKeys() == null && Files.exists(adminKey)) {
-        try {
-          out.printf("  admin key       %s (also in %s: sql and load take --key-file)%n",
-              Files.readString(adminKey).strip(), adminKey);
-        } catch (IOException e) {
-          out.printf("  admin key       in %s (unreadable: %s)%n", adminKey, e.getMessage());
-        }
+        // The path only: this output often goes to a log that others may read.
+        out.printf("  admin key       in %s (readable by you alone: sql and load take --key-file)%n", adminKey);
       }
     }
     out.printf("  Kafka           %s, topic %s%n", info.bootstrapServers(), info.topic());

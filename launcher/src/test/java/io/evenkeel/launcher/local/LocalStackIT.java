@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -293,13 +294,15 @@ class LocalStackIT {
     Run allowed = evenkeel("sql", "--data-dir", data.toString(), "--key-file", adminKey.toString(),
         "SELECT COUNT(*) FROM transaction_logs");
     assertThat(allowed.exitCode).as(allowed.output).isEqualTo(0);
-    Run tenant = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key", shop[0],
+    Path shopKey = dir.resolve("shop.key");
+    Files.writeString(shopKey, shop[0]);
+    Run tenant = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key-file", shopKey.toString(),
         "SELECT DISTINCT tenant_id FROM transaction_logs");
     assertThat(tenant.exitCode).as(tenant.output).isEqualTo(0);
     for (JsonNode row : new ObjectMapper().readTree(tenant.output).get("rows")) {
       assertThat(row.get(0).asLong()).isEqualTo(7);
     }
-    Run other = evenkeel("sql", "--data-dir", data.toString(), "--key", shop[0],
+    Run other = evenkeel("sql", "--data-dir", data.toString(), "--key-file", shopKey.toString(),
         "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 8");
     assertThat(other.output).contains("403");
 
@@ -311,6 +314,22 @@ class LocalStackIT {
     assertThat(String.join("\n", stack.output)).contains("replayer        stopped");
     for (ProcessHandle child : children) {
       assertThat(child.isAlive()).as("process %d after SIGINT", child.pid()).isFalse();
+    }
+    assertEverythingIsPrivate(data);
+  }
+
+  /** Nothing under the data directory (translogs, segments, Kafka's logs, keys, logs) is open to other users. */
+  private static void assertEverythingIsPrivate(Path data) throws IOException {
+    try (Stream<Path> paths = Files.walk(data)) {
+      List<String> open = paths.filter(path -> !Files.isSymbolicLink(path)).filter(path -> {
+        try {
+          return Files.getPosixFilePermissions(path).stream().anyMatch(p -> p.name().startsWith("GROUP")
+              || p.name().startsWith("OTHERS"));
+        } catch (IOException e) {
+          return false; // deleted while walking
+        }
+      }).map(path -> data.relativize(path).toString()).toList();
+      assertThat(open).as("paths under the data directory that other users may read").isEmpty();
     }
   }
 

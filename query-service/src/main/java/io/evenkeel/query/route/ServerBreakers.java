@@ -35,6 +35,16 @@ final class ServerBreakers {
     return breaker == null ? null : breaker.refusal(clockMs.getAsLong());
   }
 
+  /** Now, on the breakers' clock. */
+  long nowMs() {
+    return clockMs.getAsLong();
+  }
+
+  /** Whether {@code server} answered a call after {@code sinceMs} (on the breakers' clock). */
+  boolean answeredSince(ShardAddress server, long sinceMs) {
+    return lastAnswered.getOrDefault(server, Long.MIN_VALUE) > sinceMs;
+  }
+
   /** The server answered a call (even with an error): it is alive, and its breaker closes. */
   void answered(ShardAddress server) {
     lastAnswered.put(server, clockMs.getAsLong());

@@ -214,6 +214,7 @@ public final class ShardClients implements AutoCloseable {
     }
     // A call that starts with less time than this says nothing of its server when it times out.
     boolean judged = deadline.timeRemaining(TimeUnit.MILLISECONDS) >= MIN_MS_TO_JUDGE_A_SERVER;
+    long sentMs = breakers.nowMs();
     List<ListenableFuture<R>> calls = new ArrayList<>();
     List<ListenableFuture<Outcome<R>>> outcomes = new ArrayList<>();
     try {
@@ -250,6 +251,13 @@ public final class ShardClients implements AutoCloseable {
         List<Integer> serverShards = byServer.remove(outcome.server());
         Status.Code callCode = outcome.failure() == null ? Status.Code.OK
             : Status.fromThrowable(outcome.failure()).getCode();
+        if (callCode == Status.Code.DEADLINE_EXCEEDED && breakers.answeredSince(outcome.server(), sentMs)) {
+          // Alive (it answered other calls meanwhile), only too busy to finish this one in time: a 429 to retry,
+          // not a failed server. A stalled server answers nothing after the call was sent.
+          breakers.released(outcome.server());
+          throw QueryException.overloaded("shard server " + address + " is busy: it answered other calls but not "
+              + "this query's within its deadline; retry shortly, or narrow the query");
+        }
         // A server that answers, even with an error, is alive; one that lets a call time out or is unreachable may
         // be stalled or gone (a shard server stops its searches before the deadline, so a slow query is answered).
         if (SERVER_FAILED.contains(callCode) && judged) {

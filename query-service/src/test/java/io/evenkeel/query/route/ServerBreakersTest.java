@@ -52,4 +52,15 @@ class ServerBreakersTest {
       assertThat(breakers.refusal(busy)).as("round %d", i).isNull();
     }
   }
+
+  @Test
+  void aServerThatAnsweredAnotherCallSinceOneWasSentIsAliveAndOnlyBusy() {
+    breakers.answered(busy);
+    long sent = breakers.nowMs();
+    now.addAndGet(1);
+    assertThat(breakers.answeredSince(busy, sent)).as("nothing answered since the call was sent").isFalse();
+    assertThat(breakers.answeredSince(stalled, sent)).as("never answered").isFalse();
+    breakers.answered(busy);
+    assertThat(breakers.answeredSince(busy, sent)).isTrue();
+  }
 }
