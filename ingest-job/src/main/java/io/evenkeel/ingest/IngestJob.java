@@ -15,6 +15,7 @@ import io.evenkeel.ingest.sink.ShardSink;
 import io.evenkeel.ingest.source.ChangeDecoder;
 import io.evenkeel.ingest.source.DeadLetter;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
+import io.evenkeel.ingest.source.WrittenOffsetsInitializer;
 import io.evenkeel.ingest.source.RawRecord;
 import io.evenkeel.ingest.source.RawRecordDeserializer;
 import io.evenkeel.ingest.source.RecordFormat;
@@ -48,7 +49,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -204,10 +204,8 @@ public final class IngestJob {
   }
 
   /**
-   * Where "committed" starts a new job: at the offsets the shard sink published as written (everything before them
-   * acknowledged by a shard, folded or dead-lettered), not at the source's own commits, which a checkpoint makes
-   * while the sink still holds unacknowledged changes in its state. Partitions without a written offset fall back to
-   * the group's committed offset, then the earliest.
+   * Where "committed" starts a new job: at the offsets the shard sink published as written, and the earliest where
+   * a partition has none ({@link WrittenOffsetsInitializer}).
    */
   private static OffsetsInitializer writtenOffsets(Admin admin, IngestSettings settings, String topic) {
     try {
@@ -218,8 +216,7 @@ public final class IngestJob {
               written.put(partition, offset.offset());
             }
           });
-      return written.isEmpty() ? OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST)
-          : OffsetsInitializer.offsets(written, OffsetResetStrategy.EARLIEST);
+      return new WrittenOffsetsInitializer(written);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading the written offsets", e);

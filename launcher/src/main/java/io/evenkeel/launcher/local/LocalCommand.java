@@ -83,7 +83,7 @@ public final class LocalCommand implements Callable<Integer> {
   double theta;
 
   @Option(names = "--api-keys", paramLabel = "FILE", description = "The query service requires API keys from this"
-      + " file (see the README); `sql` and `load --wait` then take --key or --key-file.")
+      + " file (see the README); `sql` and `load --wait` then take --key-file (or EVENKEEL_API_KEY).")
   Path apiKeys;
 
   @Option(names = "--secure", description = "Mutual TLS between every process and the shard servers (a throw-away CA"
