@@ -13,8 +13,6 @@ import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.sink.ShardSink;
 import io.evenkeel.ingest.source.ChangeDecoder;
-import io.evenkeel.ingest.source.DeadLetter;
-import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.source.WrittenOffsetsInitializer;
 import io.evenkeel.ingest.source.RawRecord;
 import io.evenkeel.ingest.source.RawRecordDeserializer;
@@ -88,23 +86,13 @@ public final class IngestJob {
     SingleOutputStreamOperator<SourcedChange> produced = decoded(env, settings, settings.topic, startOffsets,
         new SingleObjectFormat(), "");
     DataStream<SourcedChange> changes = produced;
-    DataStream<DeadLetter> deadLetters = produced.getSideOutput(ChangeDecoder.DEAD_LETTERS);
     if (settings.cdc()) {
       // A second source: Debezium's change events of a MySQL or MariaDB table (bin/evenkeel cdc).
       SingleOutputStreamOperator<SourcedChange> captured = decoded(env, settings, settings.cdcTopic,
           cdcStartOffsets, new DebeziumEnvelopeFormat(settings.cdcColumnMapping(), settings.cdcDatetimeZone()),
           "cdc-");
       changes = changes.union(captured);
-      deadLetters = deadLetters.union(captured.getSideOutput(ChangeDecoder.DEAD_LETTERS));
     }
-    deadLetters
-        .sinkTo(KafkaSink.<DeadLetter>builder()
-            .setKafkaProducerConfig(settings.kafkaProperties())
-            .setBootstrapServers(settings.bootstrapServers)
-            .setRecordSerializer(new DeadLetterSerializer(settings.deadLetterTopic))
-            .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-            .build())
-        .name("dead letters: " + settings.deadLetterTopic).uid("dead-letters");
 
     DataStream<RoutedChange> routed = changes
         .process(new ChangeRouter(settings)).name("route (" + settings.policy + ")").uid("route")
@@ -163,7 +151,8 @@ public final class IngestJob {
         .setDeserializer(new RawRecordDeserializer())
         .build();
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + topic).uid(uidPrefix + "kafka-source")
-        .process(new ChangeDecoder(settings.effectiveDelayMs, format)).name(uidPrefix + "decode")
+        .process(new ChangeDecoder(settings.effectiveDelayMs, format, settings.kafkaProperties(),
+            settings.deadLetterTopic)).name(uidPrefix + "decode")
         .uid(uidPrefix + "decode");
   }
 

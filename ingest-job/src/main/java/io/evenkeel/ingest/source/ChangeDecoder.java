@@ -4,40 +4,66 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.change.Changes;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.schemas.codec.MalformedRecordException;
+import java.util.Properties;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.OutputTag;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Decodes changes ({@link RecordFormat}: Avro single-object changes, or CDC events) and checks them ({@link Changes#validate}, and a creation time at most {@code
- * maxAheadMs} ahead of this clock); anything undecodable or invalid goes to {@link #DEAD_LETTERS} with the reason, and
- * the job goes on. So nothing that cannot be routed or indexed gets further: a row from far ahead would make routing
- * wait on the clock, a value Lucene refuses would fail its shard's write after the translog has it.
+ * Decodes changes ({@link RecordFormat}: Avro single-object changes, or CDC events) and checks them ({@link
+ * Changes#validate}, and a creation time at most {@code maxAheadMs} ahead of this clock); anything undecodable or
+ * invalid goes to the dead-letter topic with the reason, and the job goes on. So nothing that cannot be routed or
+ * indexed gets further: a row from far ahead would make routing wait on the clock, a value Lucene refuses would fail
+ * its shard's write after the translog has it.
+ *
+ * <p>A dead letter is sent at once, and the next change is passed on only once Kafka has it (and a checkpoint waits
+ * for it too): the sink counts a partition's offsets as written up to the changes it has seen acknowledged, so a
+ * dead letter behind them must be in Kafka first, or a crash would lose it. Only a change right after dead letters
+ * waits, once for all of them.
  */
-public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChange> {
-  public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {};
-
+public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChange> implements CheckpointedFunction {
   private final long maxAheadMs;
   private final RecordFormat format;
+  private final Properties kafkaProperties;
+  private final String deadLetterTopic;
 
-  private transient Counter deadLetters;
+  private transient Counter deadLetterCount;
+  private transient DeadLetters deadLetters;
 
-  /** @param maxAheadMs how far ahead of this clock a row's creation time may be (the rule protocol's delay T) */
-  public ChangeDecoder(long maxAheadMs, RecordFormat format) {
+  /**
+   * @param maxAheadMs how far ahead of this clock a row's creation time may be (the rule protocol's delay T)
+   * @param kafkaProperties the job's Kafka client properties, bootstrap servers included
+   */
+  public ChangeDecoder(long maxAheadMs, RecordFormat format, Properties kafkaProperties, String deadLetterTopic) {
     this.maxAheadMs = maxAheadMs;
     this.format = format;
+    this.kafkaProperties = kafkaProperties;
+    this.deadLetterTopic = deadLetterTopic;
   }
 
   @Override
   public void open(OpenContext context) {
     AvroTrust.install();
-    deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
+    deadLetterCount = getRuntimeContext().getMetricGroup().counter("deadLetters");
+    Properties properties = new Properties();
+    properties.putAll(kafkaProperties);
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // Waited for by the next change: sent at once, not when a batch fills.
+    properties.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    deadLetters = new DeadLetters(new KafkaProducer<>(properties, new ByteArraySerializer(),
+        new ByteArraySerializer()), deadLetterTopic);
   }
 
   @Override
-  public void processElement(RawRecord record, Context context, Collector<SourcedChange> out) {
+  public void processElement(RawRecord record, Context context, Collector<SourcedChange> out) throws Exception {
     TransactionLogChange change;
     try {
       change = format.decode(record.value);
@@ -48,11 +74,34 @@ public final class ChangeDecoder extends ProcessFunction<RawRecord, SourcedChang
             + " is " + ahead + " ms ahead of the ingest job's clock; at most " + maxAheadMs);
       }
     } catch (MalformedRecordException | IllegalArgumentException e) {
-      deadLetters.inc();
-      context.output(DEAD_LETTERS, new DeadLetter(record, e.getMessage()));
+      deadLetterCount.inc();
+      deadLetters.send(new DeadLetter(record, e.getMessage()));
       return;
     }
+    deadLetters.awaitAll();
     out.collect(new SourcedChange(change, format.singleObject() ? record.value : null, record.topic,
         record.partition, record.offset));
+  }
+
+  /** A checkpoint holds the source's offsets past the dead letters: they must be in Kafka by then. */
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    deadLetters.awaitAll();
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) {
+    // No state of its own: what it sent is in Kafka, what it did not is read again after a restore.
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (deadLetters != null) {
+      try {
+        deadLetters.awaitAll();
+      } finally {
+        deadLetters.close();
+      }
+    }
   }
 }
