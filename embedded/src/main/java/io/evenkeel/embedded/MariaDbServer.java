@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * A MariaDB server of its own (the machine's {@code mariadbd}), on a free loopback port with its own data directory,
  * for tests and benchmarks that must not touch the machine's databases. With a binlog it is a CDC source:
  * {@code binlog_format=ROW}, {@code binlog_row_image=FULL}, server id 1. It has two users on TCP: {@link #ADMIN}
- * (every privilege) and {@link #CDC} with exactly the grants Debezium needs (README, "CDC").
+ * (every privilege) and {@link #CDC} with exactly the grants Debezium needs (docs/CDC.md).
  */
 public final class MariaDbServer implements AutoCloseable {
   /** User and password of the administrator. */

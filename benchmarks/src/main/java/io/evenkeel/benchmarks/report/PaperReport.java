@@ -50,10 +50,10 @@ public final class PaperReport {
       140K (hashing at 0.64 of them) [fig. 10]; physical replication 180K writes/s against logical 140K (1.29×)
       [fig. 15]; dynamic secondary hashing's query throughput for small tenants up to 63% above double hashing's
       [fig. 16]; the optimizer's mean latency 2.41× lower (5.08× for the largest tenant), p99 under 200 ms [fig. 17];
-      the frequency-based index 94.1% lower latency for 6.7% more storage [fig. 18]. The README's table "ESDB's figures
-      beside ours" sets the sections' figures beside these; for figs. 11 to 14 there are only its claims: hashing
-      collapses as skew grows, double hashing spreads every tenant's rows and so every query, dynamic secondary
-      hashing keeps throughput while small tenants stay on one shard.
+      the frequency-based index 94.1% lower latency for 6.7% more storage [fig. 18]. The table "ESDB's figures beside
+      ours" in docs/BENCHMARKS.md sets the sections' figures beside these; for figs. 11 to 14 there are only its
+      claims: hashing collapses as skew grows, double hashing spreads every tenant's rows and so every query, dynamic
+      secondary hashing keeps throughput while small tenants stay on one shard.
       """;
 
   private PaperReport() {}

@@ -83,7 +83,7 @@ public final class LocalCommand implements Callable<Integer> {
   double theta;
 
   @Option(names = "--api-keys", paramLabel = "FILE", description = "The query service requires API keys from this"
-      + " file (see the README); `sql` and `load --wait` then take --key-file (or EVENKEEL_API_KEY).")
+      + " file (see docs/QUERY-SERVICE.md); `sql` and `load --wait` then take --key-file (or EVENKEEL_API_KEY).")
   Path apiKeys;
 
   @Option(names = "--secure", description = "Mutual TLS between every process and the shard servers (a throw-away CA"
@@ -95,7 +95,7 @@ public final class LocalCommand implements Callable<Integer> {
   String topic;
 
   @Option(names = "--cdc", paramLabel = "JDBC_URL", description = "Also capture a MySQL or MariaDB table by CDC:"
-      + " jdbc:mariadb://host:port/database?user=...&password=... (binlog_format=ROW; README, CDC). With --cdc-table.")
+      + " jdbc:mariadb://host:port/database?user=...&password=... (binlog_format=ROW; docs/CDC.md). With --cdc-table.")
   String cdcSource;
 
   @Option(names = "--cdc-password-file", paramLabel = "FILE", description = "The --cdc user's password, the file's"

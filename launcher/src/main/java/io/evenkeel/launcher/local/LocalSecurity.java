@@ -77,7 +77,8 @@ final class LocalSecurity {
     Path keyFile = dataDir.resolve("api-keys");
     Path adminKey = dataDir.resolve("admin.key");
     String[] admin = newAdminKey(queryServiceJar);
-    writePrivate(keyFile, "# made by evenkeel local --secure; one key per line (see the README)\n" + admin[1] + "\n");
+    writePrivate(keyFile, "# made by evenkeel local --secure; one key per line (see docs/QUERY-SERVICE.md)\n"
+        + admin[1] + "\n");
     writePrivate(adminKey, admin[0] + "\n");
     LocalSecurity security = new LocalSecurity(certificates, issued, keyFile, adminKey, zookeeper);
     security.makeKeyStores(dataDir.resolve("tls"));

@@ -114,7 +114,7 @@ final class LocalStack implements AutoCloseable {
     if (options.cdc() != null) {
       t = step("cdc");
       CdcOptions cdc = options.cdc();
-      // Kept for good: a second snapshot reads each row's last event back (README, CDC). Not compacted, which would
+      // Kept for good: a second snapshot reads each row's last event back (docs/CDC.md). Not compacted, which would
       // refuse the keyless events of a table without a primary key.
       kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS, Map.of("retention.ms", "-1"));
       Path cdcLog = log("cdc");

@@ -24,7 +24,7 @@ import java.util.TreeMap;
  *
  * With α = 0.25 and N = 12, a tenant above 2.1% of all writes is hot; one at 10% gets L = 8 (1.25% per shard). A smaller
  * α balances shard loads more evenly but makes more tenants' queries fan out: the router demo prints both for a
- * sweep of α (README, "Choosing α").
+ * sweep of α (docs/ROUTING.md, "Choosing α").
  */
 public final class BalancePlanner {
   private final int numShards;
