@@ -46,10 +46,16 @@ public final class FairReads implements AutoCloseable {
   private final int workerCount;
   private final double partyCores;
   private volatile long lastWriteNanos = System.nanoTime() - 2 * WRITING_NANOS;
-  /** Each party's CPU time not yet drained, in nanoseconds, as of {@code accountsAt}'s time for it. */
-  private final Map<String, long[]> accounts = new HashMap<>();
+  /** Each party's CPU time not yet drained; kept only with a finite share. */
+  private final Map<String, Account> accounts = new HashMap<>();
   /** When a dispatch is scheduled for parties waiting on their accounts (Long.MAX_VALUE: none). */
   private long wakeAt = Long.MAX_VALUE;
+  /** A party's CPU time not yet drained, in nanoseconds, as of {@code at} ({@link System#nanoTime()}). */
+  private static final class Account {
+    long owedNanos;
+    long at;
+  }
+
   /** A task and what it completes. */
   private record Task(Runnable run, CompletableFuture<?> result) {}
 
@@ -173,12 +179,14 @@ public final class FairReads implements AutoCloseable {
   }
 
   private synchronized void finished(String party, long cpuNanos) {
-    long now = System.nanoTime();
-    long[] account = accounts.computeIfAbsent(party, p -> new long[] {0, now});
-    account[0] = owed(account, now) + Math.max(0, cpuNanos);
-    account[1] = now;
-    if (accounts.size() > MAX_IDLE_ACCOUNTS) {
-      accounts.entrySet().removeIf(e -> owed(e.getValue(), now) == 0 && !running.containsKey(e.getKey()));
+    if (partyCores != Double.POSITIVE_INFINITY) {
+      long now = System.nanoTime();
+      Account account = accounts.computeIfAbsent(party, p -> new Account());
+      account.owedNanos = owed(account, now) + Math.max(0, cpuNanos);
+      account.at = now;
+      if (accounts.size() > MAX_IDLE_ACCOUNTS) {
+        accounts.entrySet().removeIf(e -> owed(e.getValue(), now) == 0 && !running.containsKey(e.getKey()));
+      }
     }
     runningTotal--;
     running.merge(party, -1, Integer::sum);
@@ -189,8 +197,8 @@ public final class FairReads implements AutoCloseable {
   }
 
   /** What {@code account} still owes at {@code now}, after draining at the party's share. */
-  private long owed(long[] account, long now) {
-    return Math.max(0, account[0] - (long) ((now - account[1]) * Math.min(partyCores, 1e6)));
+  private long owed(Account account, long now) {
+    return Math.max(0, account.owedNanos - (long) ((now - account.at) * partyCores));
   }
 
   /**
@@ -198,8 +206,8 @@ public final class FairReads implements AutoCloseable {
    * or the party is within its burst; otherwise until the account drains to the burst or the writing ends.
    */
   private long cpuWait(String party, long now) {
-    long[] account = accounts.get(party);
-    if (account == null || partyCores == Double.POSITIVE_INFINITY || !writing()) {
+    Account account = accounts.get(party);
+    if (account == null || !writing()) {
       return 0;
     }
     long owed = owed(account, now);
