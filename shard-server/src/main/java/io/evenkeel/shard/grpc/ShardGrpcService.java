@@ -300,14 +300,18 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     } catch (ShardSearcher.SearchTimeoutException e) {
       Long waited = WAITED_FOR_TURN_NANOS.get();
       boolean waitedForTurn = waited != null && waited >= CONTENDED_WAIT_NANOS;
-      if (e.pastDeadline() && (waitedForTurn || reads.writing())) {
+      boolean writing = reads.writing();
+      if (e.pastDeadline() && (waitedForTurn || writing)) {
         // Late because other work came first: the server's answer is that it is busy, to retry; only a read that
         // ran out of time on a server with nothing else to do is a query too slow for its deadline.
-        throw new FairReads.Busy("the read did not finish before the caller's deadline: "
-            + (waitedForTurn ? "it waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms for its turn" : "")
-            + (waitedForTurn && reads.writing() ? " and " : "")
-            + (reads.writing() ? "the server was writing (reads then use at most their party's share of the CPU)"
-                : "")
+        List<String> why = new ArrayList<>(2);
+        if (waitedForTurn) {
+          why.add("it waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms for its turn");
+        }
+        if (writing) {
+          why.add("the server was writing (reads then use at most their party's share of the CPU)");
+        }
+        throw new FairReads.Busy("the read did not finish before the caller's deadline: " + String.join(" and ", why)
             + "; retry shortly, or narrow the query");
       }
       throw e;
