@@ -148,19 +148,35 @@ public class IngestSettings implements Serializable {
   public long sinkSurgeChanges = 200;
 
   @Option(names = "--sink-hot-buffer",
-      description = "How many changes of hot tenants one shard's hot lane may buffer before the sink"
-          + " backpressures. (default: ${DEFAULT-VALUE})")
+      description = "How many changes of hot tenants one shard's hot lane may buffer in memory before the sink"
+          + " backpressures or spills. (default: ${DEFAULT-VALUE})")
   public int sinkHotBuffer = 20_000;
 
   @Option(names = "--sink-lane-buffer",
-      description = "How many changes one shard's normal lane may buffer while its shard is slow or away, before"
-          + " the sink backpressures every shard. (default: ${DEFAULT-VALUE})")
+      description = "How many changes one shard's normal lane may buffer in memory while its shard is slow or"
+          + " away, before the sink backpressures or spills. (default: ${DEFAULT-VALUE})")
   public int sinkLaneBuffer = 50_000;
 
   @Option(names = "--sink-lane-buffer-bytes",
-      description = "How many bytes of changes one shard's lane (normal or hot) may buffer before the sink"
-          + " backpressures. (default: ${DEFAULT-VALUE})")
+      description = "How many bytes of changes one shard's lane (normal or hot) may buffer in memory before the"
+          + " sink backpressures or spills. (default: ${DEFAULT-VALUE})")
   public long sinkLaneBufferBytes = 32L << 20;
+
+  @Option(names = "--sink-spill-after-ms",
+      description = "A lane at its bound whose shard has not answered its request for this long spills its next"
+          + " changes to disk, so a stalled shard delays only its own rows; until then the sink backpressures."
+          + " (default: ${DEFAULT-VALUE})")
+  public long sinkSpillAfterMs = 5_000;
+
+  @Option(names = "--sink-spill-bytes",
+      description = "How many bytes of changes the lanes of one sink subtask may hold on disk in all, before the"
+          + " sink backpressures; 0 never spills. (default: ${DEFAULT-VALUE})")
+  public long sinkSpillBytes = 4L << 30;
+
+  @Option(names = "--sink-spill-dir",
+      description = "Where lanes spill (a directory private to the owner is made in it); default: a new temporary"
+          + " directory.")
+  public String sinkSpillDir;
 
   @Option(names = "--sink-request-timeout-ms",
       description = "Deadline of one write request. (default: ${DEFAULT-VALUE})")
@@ -326,6 +342,10 @@ public class IngestSettings implements Serializable {
     requirePositive("sink lane buffer", sinkLaneBuffer);
     requirePositive("sink batch bytes", sinkBatchBytes);
     requirePositive("sink lane buffer bytes", sinkLaneBufferBytes);
+    requirePositive("sink spill after", sinkSpillAfterMs);
+    if (sinkSpillBytes < 0) {
+      throw new IllegalArgumentException("--sink-spill-bytes must be 0 (no spill) or positive, got " + sinkSpillBytes);
+    }
     if (batchWindowMs < 0) {
       throw new IllegalArgumentException("batch window must be >= 0 ms (0 disables batching); got: " + batchWindowMs);
     }

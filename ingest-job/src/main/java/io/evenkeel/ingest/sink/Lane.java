@@ -1,20 +1,34 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One shard's buffer of changes for normal or hot tenants, and the lane's one request slot. The buffer is filled and
- * taken on the task thread; the batch in flight is released from the write client's callback. A lane that took over
- * a tenant's changes from its shard's other lane ({@link #takeTenant}) sends nothing until the other lane's request
- * in flight then is done ({@link #after}), so a row's changes reach the shard in order across the switch.
+ * One shard's buffer of changes for normal or hot tenants, the lane's one request slot, and its spill. The buffer is
+ * filled and taken on the task thread; the batch in flight is released from the write client's callback. A lane that
+ * took over a tenant's changes from its shard's other lane ({@link #takeTenant}) sends nothing until the other lane's
+ * request in flight then is done ({@link #after}), so a row's changes reach the shard in order across the switch.
+ *
+ * <p>Spill: changes that arrive while the lane is at its bound and its shard stalled go to disk ({@link LaneSpill}),
+ * and so does every later one until the spill is read back into the buffer ({@link #refill}), so the order holds.
+ * While changes of a partition are spilled, a token at the first of them holds the partition's written offset.
  */
 final class Lane {
+  private static final Logger LOG = LoggerFactory.getLogger(Lane.class);
+
   final int shard;
   final boolean hot;
   private final Semaphore inFlight = new Semaphore(1);
@@ -30,6 +44,14 @@ final class Lane {
   private CompletableFuture<Void> requestDone = CompletableFuture.completedFuture(null);
   /** What must be done before this lane sends again: the other lane's request that held a switched tenant's changes. */
   private CompletableFuture<?> gate = CompletableFuture.completedFuture(null);
+  /** When the request in flight was sent (System.nanoTime). */
+  private volatile long sentAt;
+  /** Made at the lane's first spill. */
+  private LaneSpill spill;
+  /** Per partition with spilled changes, the token at the first of them. */
+  private final Map<TopicPartition, WrittenOffsets.Pending> holds = new HashMap<>();
+  private long spillingSince;
+  private long spilledSince;
 
   Lane(int shard, boolean hot) {
     this.shard = shard;
@@ -66,29 +88,33 @@ final class Lane {
 
   /**
    * Takes the buffer's oldest changes, at most {@code maxChanges} and no more than {@code maxBytes} (but at least one),
-   * as one batch and the request slot with it, to be given back by {@link #release}; without {@code mayWait}, only if
-   * the slot is free now. Null if the lane buffers nothing or the slot is taken.
+   * as one batch and the request slot with it, to be given back by {@link #release}; waits for the slot until
+   * {@code waitUntil} (System.nanoTime; {@link Long#MAX_VALUE} waits as long as it takes). Null if the lane buffers
+   * nothing or the slot is still taken.
    */
-  Batch take(boolean mayWait, int maxChanges, long maxBytes) throws InterruptedException {
+  Batch take(long waitUntil, int maxChanges, long maxBytes) throws InterruptedException {
     if (buffer.isEmpty()) {
       return null;
     }
     if (!gate.isDone()) {
-      if (!mayWait) {
-        return null;
-      }
       try {
-        gate.get();
+        if (waitUntil == Long.MAX_VALUE) {
+          gate.get();
+        } else {
+          gate.get(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
       } catch (ExecutionException e) {
         return null; // the other lane's request failed for good: nothing may overtake it, and the sink fails
+      } catch (TimeoutException e) {
+        return null;
       }
     }
     if (gate.isCompletedExceptionally()) {
       return null;
     }
-    if (mayWait) {
+    if (waitUntil == Long.MAX_VALUE) {
       inFlight.acquire();
-    } else if (!inFlight.tryAcquire()) {
+    } else if (!inFlight.tryAcquire(Math.max(0, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS)) {
       return null;
     }
     int count = 0;
@@ -115,6 +141,7 @@ final class Lane {
       backlog = true; // the rest has waited already: send it as soon as the slot is free
     }
     bufferedBytes -= bytes;
+    sentAt = System.nanoTime();
     sending = batch.changes();
     requestDone = new CompletableFuture<>();
     return batch;
@@ -132,9 +159,89 @@ final class Lane {
     }
   }
 
-  /** Whether the lane has nothing buffered and no request in flight. Task thread only. */
+  /** Whether the lane has nothing buffered, spilled or in flight. Task thread only. */
   boolean idle() {
-    return buffer.isEmpty() && sending.isEmpty();
+    return buffer.isEmpty() && sending.isEmpty() && !spilling();
+  }
+
+  /** Whether the buffer is at its bound: {@code maxChanges} changes or {@code maxBytes}. */
+  boolean full(int maxChanges, long maxBytes) {
+    return buffer.size() >= maxChanges || bufferedBytes >= maxBytes;
+  }
+
+  /** When the request in flight was sent (System.nanoTime), if one is. */
+  long sentAt() {
+    return sentAt;
+  }
+
+  /** Whether changes of the lane wait on disk: every new one goes there too, behind them. */
+  boolean spilling() {
+    return spill != null && !spill.isEmpty();
+  }
+
+  /** How many changes wait on disk. Any thread (metrics). */
+  long spilled() {
+    LaneSpill s = spill;
+    return s == null ? 0 : s.count();
+  }
+
+  /** How many changes wait in the lane: in flight, buffered and spilled. Any thread (metrics), approximate. */
+  long behind() {
+    return sending.size() + buffer.size() + spilled();
+  }
+
+  /** Appends the change to the lane's spill, holding its partition's written offset at the first spilled. */
+  void spill(RoutedChange change, WrittenOffsets written, SpillFiles files) throws IOException {
+    if (spill == null) {
+      spill = new LaneSpill(files, "shard-" + shard + (hot ? "-hot" : ""));
+    }
+    if (spill.isEmpty()) {
+      spillingSince = System.nanoTime();
+      spilledSince = 0;
+      LOG.warn("shard {} is behind: its {} lane is full ({} changes) and its request unanswered; its next changes"
+          + " wait on disk while the other shards go on", shard, hot ? "hot" : "normal", buffer.size());
+    }
+    TopicPartition partition = new TopicPartition(change.topic, change.partition);
+    if (holds.containsKey(partition)) {
+      written.spilled(change);
+    } else {
+      holds.put(partition, written.track(change));
+    }
+    spill.append(change);
+    spilledSince++;
+  }
+
+  /**
+   * Reads spilled changes back into the buffer, oldest first, until it holds {@code maxChanges} or {@code maxBytes};
+   * once the spill is empty, its holds on the written offsets are released.
+   */
+  void refill(WrittenOffsets written, int maxChanges, long maxBytes, LongSupplier clock) throws IOException {
+    if (!spilling()) {
+      return;
+    }
+    while (!spill.isEmpty() && !full(maxChanges, maxBytes)) {
+      RoutedChange change = spill.poll();
+      add(change, written.track(change), clock);
+    }
+    backlog = true;
+    if (spill.isEmpty()) {
+      holds.values().forEach(WrittenOffsets.Pending::acknowledge);
+      holds.clear();
+      LOG.info("shard {} caught up: its {} lane read back the {} changes it spilled over {} s", shard,
+          hot ? "hot" : "normal", spilledSince, (System.nanoTime() - spillingSince) / 1_000_000_000);
+    }
+  }
+
+  /** The unread parts of the spill's files, for a checkpoint. */
+  List<LaneSpill.Range> spillRanges() throws IOException {
+    return spill == null ? List.of() : spill.ranges();
+  }
+
+  /** Closes the spill's files, leaving them for a restore. */
+  void close() {
+    if (spill != null) {
+      spill.close();
+    }
   }
 
   /**

@@ -1,9 +1,7 @@
 package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
-import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.MalformedRecordException;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -14,22 +12,20 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * The shard sink's checkpointed state: the changes it had taken but no shard had acknowledged at the checkpoint, in
- * lane order. The checkpoint does not wait for them (a slow shard would hold every checkpoint, and with it every
- * other shard's writes); after a restore they are sent again first, and the shards' version check ignores the ones
- * that had arrived after all.
+ * lane order, and the parts of the lanes' spill files that held more of them ({@link LaneSpill}), named rather than
+ * copied (a stalled shard's spill may hold gigabytes). The checkpoint does not wait for them (a slow shard would hold
+ * every checkpoint, and with it every other shard's writes); after a restore they are sent again first, the spilled
+ * ones after the others, and the shards' version check ignores the ones that had arrived after all.
  */
-record PendingChanges(List<RoutedChange> changes) {
+record PendingChanges(List<RoutedChange> changes, List<LaneSpill.Range> spilled) {
   /**
-   * Version 2: a count, then per change its shard, single-object bytes, topic, partition and offsets. Version 1 had
-   * the lane after the shard; the sink now chooses lanes when it takes the changes back.
+   * Version 3: a count, then each change ({@link RoutedChangeRecords}); a count, then each spill range's file, position
+   * and number of changes. Version 2 had no ranges; version 1 also had the lane after the shard.
    */
   static final class Serializer implements SimpleVersionedSerializer<PendingChanges> {
-    private static final SingleObjectCodec<TransactionLogChange> CHANGES =
-        SingleObjectCodec.of(TransactionLogChange.class);
-
     @Override
     public int getVersion() {
-      return 2;
+      return 3;
     }
 
     @Override
@@ -38,14 +34,13 @@ record PendingChanges(List<RoutedChange> changes) {
       try (DataOutputStream out = new DataOutputStream(bytes)) {
         out.writeInt(pending.changes().size());
         for (RoutedChange routed : pending.changes()) {
-          byte[] encoded = routed.bytes();
-          out.writeInt(routed.shard);
-          out.writeInt(encoded.length);
-          out.write(encoded);
-          out.writeUTF(routed.topic);
-          out.writeInt(routed.partition);
-          out.writeLong(routed.firstOffset);
-          out.writeLong(routed.lastOffset);
+          RoutedChangeRecords.write(out, routed);
+        }
+        out.writeInt(pending.spilled().size());
+        for (LaneSpill.Range range : pending.spilled()) {
+          out.writeUTF(range.file());
+          out.writeLong(range.position());
+          out.writeLong(range.count());
         }
       }
       return bytes.toByteArray();
@@ -53,26 +48,24 @@ record PendingChanges(List<RoutedChange> changes) {
 
     @Override
     public PendingChanges deserialize(int version, byte[] serialized) throws IOException {
-      if (version != 1 && version != 2) {
+      if (version < 1 || version > 3) {
         throw new IOException("shard sink state version " + version + " is unknown; this build reads versions 1"
-            + " and 2");
+            + " to 3");
       }
-      try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized))) {
+      try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
         int count = in.readInt();
-        List<RoutedChange> changes = new ArrayList<>(count);
+        List<RoutedChange> changes = new ArrayList<>(Math.min(count, 1 << 16));
         for (int i = 0; i < count; i++) {
-          int shard = in.readInt();
-          if (version == 1) {
-            in.readBoolean(); // the lane
-          }
-          byte[] encoded = in.readNBytes(in.readInt());
-          TransactionLogChange change = CHANGES.decode(encoded);
-          changes.add(new RoutedChange(shard, change, encoded, in.readUTF(), in.readInt(), in.readLong(),
-              in.readLong()));
+          changes.add(RoutedChangeRecords.read(in, version == 1));
         }
-        return new PendingChanges(changes);
-      } catch (MalformedRecordException e) {
-        throw new IOException("the shard sink's checkpointed changes do not decode: " + e.getMessage(), e);
+        List<LaneSpill.Range> spilled = new ArrayList<>();
+        if (version >= 3) {
+          int ranges = in.readInt();
+          for (int i = 0; i < ranges; i++) {
+            spilled.add(new LaneSpill.Range(in.readUTF(), in.readLong(), in.readLong()));
+          }
+        }
+        return new PendingChanges(changes, spilled);
       }
     }
   }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
@@ -32,11 +33,14 @@ import org.apache.kafka.common.TopicPartition;
  * update never overtakes the insert it applies to. After a write failed for good nothing more is sent.
  *
  * <p>Isolation and backpressure: a lane keeps buffering while its request is in flight (a normal lane up to {@code
- * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}, either up to {@code laneBufferBytes}), so one slow or paused shard, or one hot tenant's
- * backlog, delays only its own lane while the task thread goes on feeding every other; only a lane at its bound
- * blocks {@link #add}, which backpressures Flink instead of buffering without bound. A checkpoint does not wait for
- * the lanes: their unacknowledged changes are the sink's state ({@link #unacknowledged}) and are sent again after a
- * restore.
+ * laneBuffer} changes, a hot tenant's lane up to {@code hotBuffer}, either up to {@code laneBufferBytes}), so one
+ * slow shard, or one hot tenant's backlog, delays only its own lane while the task thread goes on feeding every
+ * other. A lane at its bound makes {@link #add} wait for its request while that request is younger than {@code
+ * spillAfterMs}, which backpressures Flink when the shards are merely busy; past that its shard is stalled, and the
+ * lane's changes wait on disk ({@link LaneSpill}) until it answers, so a stalled or half-dead server delays only its
+ * own rows. Only when the spill holds {@code spillBytes} does {@link #add} wait for the stalled shard. A checkpoint
+ * does not wait for the lanes: their unacknowledged changes, and the spill files' unread parts, are the sink's state
+ * ({@link #unacknowledged}) and are sent again after a restore.
  */
 final class ShardLanes {
   private final Lane[][] lanes;
@@ -49,18 +53,33 @@ final class ShardLanes {
   private final ShardWriteClient client;
   private final RefusedChanges refusedChanges;
   private final SinkMetrics metrics;
+  /** Null when the lanes do not spill. */
+  private final SpillFiles spills;
   private final WrittenOffsets written = new WrittenOffsets();
   private final AtomicReference<IOException> failure = new AtomicReference<>();
 
   /**
    * How big batches and lanes get: a batch holds at most {@code batchSize} changes and {@code batchBytes} (or one
    * change); a normal lane buffers up to {@code laneBuffer} changes, a hot one up to {@code hotBuffer}, either up to
-   * {@code laneBufferBytes}, before {@link #add} waits.
+   * {@code laneBufferBytes}, before {@link #add} waits, or spills once the lane's request has waited {@code
+   * spillAfterMs}; the lanes spill up to {@code spillBytes} in all (0: they never spill).
    */
-  record Bounds(int batchSize, long batchBytes, int laneBuffer, int hotBuffer, long laneBufferBytes) {}
+  record Bounds(int batchSize, long batchBytes, int laneBuffer, int hotBuffer, long laneBufferBytes,
+      long spillAfterMs, long spillBytes) {
+    /** Bounds without a spill: a lane at its bound waits. */
+    Bounds(int batchSize, long batchBytes, int laneBuffer, int hotBuffer, long laneBufferBytes) {
+      this(batchSize, batchBytes, laneBuffer, hotBuffer, laneBufferBytes, 0, 0);
+    }
 
+    int buffer(Lane lane) {
+      return lane.hot ? hotBuffer : laneBuffer;
+    }
+  }
+
+  /** @param spills where lanes spill; null when {@code bounds} has no spill */
   ShardLanes(int numShards, Bounds bounds, long lingerMs, LongSupplier clock, ShardWriteClient client,
-      RefusedChanges refusedChanges, SinkMetrics metrics, LongPredicate hotTenants) {
+      RefusedChanges refusedChanges, SinkMetrics metrics, LongPredicate hotTenants, SpillFiles spills) {
+    this.spills = bounds.spillBytes() > 0 ? spills : null;
     this.hotTenants = hotTenants;
     this.bounds = bounds;
     this.lingerMs = lingerMs;
@@ -74,17 +93,22 @@ final class ShardLanes {
       inHotLane.add(new HashSet<>());
       lanes[shard][0] = new Lane(shard, false);
       lanes[shard][1] = new Lane(shard, true);
+      Lane[] shardLanes = lanes[shard];
+      metrics.behind(shard, () -> shardLanes[0].behind() + shardLanes[1].behind(),
+          () -> shardLanes[0].spilled() + shardLanes[1].spilled());
     }
   }
 
-  /** Buffers the change in its shard's lane, and sends the lane's batch once it is full. */
-  void add(RoutedChange routed) throws InterruptedException {
+  /** Buffers (or spills) the change in its shard's lane, and sends the lane's batch once it is full. */
+  void add(RoutedChange routed) throws InterruptedException, IOException {
     long tenant = routed.change.getTenantId();
     boolean hot = hotTenants.test(tenant);
     Set<Long> inHot = inHotLane.get(routed.shard);
     boolean wasHot = !inHot.isEmpty() && inHot.contains(tenant);
     Lane[] shardLanes = lanes[routed.shard];
-    if (hot && !wasHot) {
+    if (hot && !wasHot && shardLanes[0].spilling()) {
+      hot = false; // its changes on disk would be overtaken: it takes the hot lane once the spill is read back
+    } else if (hot && !wasHot) {
       inHot.add(tenant);
       shardLanes[1].takeTenant(tenant, shardLanes[0], clock);
     } else if (!hot && wasHot) {
@@ -96,21 +120,41 @@ final class ShardLanes {
       }
     }
     Lane lane = lanes[routed.shard][hot ? 1 : 0];
+    if (spills != null && (lane.spilling() || (full(lane) && !madeRoom(lane)))) {
+      lane.spill(routed, written, spills);
+      while (spills.bytes() > bounds.spillBytes() && !failed()) {
+        send(lane, Long.MAX_VALUE); // the spill is at its bound: wait for the stalled shard
+      }
+      send(lane, 0);
+      return;
+    }
     int buffered = lane.add(routed, written.track(routed), clock);
     long bytes = lane.bufferedBytes();
     if (buffered >= bounds.batchSize() || bytes >= bounds.batchBytes()) {
-      // Sent when the lane's slot is free; waited for only when the lane is at its bound.
-      send(lane, buffered >= (lane.hot ? bounds.hotBuffer() : bounds.laneBuffer())
-          || bytes >= bounds.laneBufferBytes());
+      // Sent when the lane's slot is free; waited for only when the lane is at its bound and does not spill.
+      send(lane, spills == null && full(lane) ? Long.MAX_VALUE : 0);
     }
   }
 
+  private boolean full(Lane lane) {
+    return lane.full(bounds.buffer(lane), bounds.laneBufferBytes());
+  }
+
+  /**
+   * Waits for the full lane's request while it is younger than {@code spillAfterMs}, and sends; whether the lane has
+   * room now. A busy shard answers within it, and the wait backpressures the job; a stalled one does not.
+   */
+  private boolean madeRoom(Lane lane) throws InterruptedException, IOException {
+    send(lane, lane.sentAt() + TimeUnit.MILLISECONDS.toNanos(bounds.spillAfterMs()));
+    return !full(lane);
+  }
+
   /** Sends each lane whose oldest change has waited {@code lingerMs}, if its request slot is free now. */
-  void sendLingering(long now) throws InterruptedException {
+  void sendLingering(long now) throws InterruptedException, IOException {
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        if (lane.lingered(now, lingerMs)) {
-          send(lane, false);
+        if (lane.lingered(now, lingerMs) || lane.spilling()) {
+          send(lane, 0);
         }
       }
     }
@@ -122,20 +166,20 @@ final class ShardLanes {
   }
 
   /** Sends what each lane buffers if its slot is free now, without waiting (at a checkpoint). */
-  void sendReady() throws InterruptedException {
+  void sendReady() throws InterruptedException, IOException {
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        send(lane, false);
+        send(lane, 0);
       }
     }
   }
 
-  /** Sends everything buffered and waits until every lane's requests are acknowledged or failed for good. */
-  void flush() throws InterruptedException {
+  /** Sends everything buffered or spilled and waits until every lane's requests are acknowledged or failed for good. */
+  void flush() throws InterruptedException, IOException {
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
-        while (lane.hasBuffered() && !failed()) {
-          send(lane, true);
+        while ((lane.hasBuffered() || lane.spilling()) && !failed()) {
+          send(lane, Long.MAX_VALUE);
         }
       }
     }
@@ -148,20 +192,36 @@ final class ShardLanes {
 
   /**
    * Every change handed to a lane and not acknowledged yet, the sink's checkpointed state: per shard, the requests in
-   * flight, then the buffers. A row's changes keep their order in it: changes a tenant left in one lane's request
-   * when it switched lanes are older than all it has in the other lane.
+   * flight, then the buffers; then the spills' unread parts. A row's changes keep their order in it: changes a tenant
+   * left in one lane's request when it switched lanes are older than all it has in the other lane, and a tenant's
+   * spilled changes are newer than all it has in memory (it does not change lanes while its lane spills). Taken once
+   * per checkpoint: files read back before the last few are deleted.
    */
-  List<RoutedChange> unacknowledged() {
+  PendingChanges unacknowledged() throws IOException {
     List<RoutedChange> all = new ArrayList<>();
+    List<LaneSpill.Range> spilled = new ArrayList<>();
     for (Lane[] shardLanes : lanes) {
       for (Lane lane : shardLanes) {
         all.addAll(lane.sending());
       }
       for (Lane lane : shardLanes) {
         all.addAll(lane.buffered());
+        spilled.addAll(lane.spillRanges());
       }
     }
-    return all;
+    if (spills != null) {
+      spills.snapshotTaken();
+    }
+    return new PendingChanges(all, spilled);
+  }
+
+  /** Closes the lanes' spill files, leaving them for a restore. */
+  void close() {
+    for (Lane[] shardLanes : lanes) {
+      for (Lane lane : shardLanes) {
+        lane.close();
+      }
+    }
   }
 
   /** Whether a write failed for good: the sink stops sending and fails. */
@@ -177,12 +237,16 @@ final class ShardLanes {
     }
   }
 
-  /** Sends the lane's buffer as one batch; without {@code mayWait}, only if its request slot is free now. */
-  private void send(Lane lane, boolean mayWait) throws InterruptedException {
+  /**
+   * Sends the lane's oldest changes as one batch, after reading spilled ones back into its buffer; waits for its
+   * request slot until {@code waitUntil} (System.nanoTime; 0 sends only if the slot is free now).
+   */
+  private void send(Lane lane, long waitUntil) throws InterruptedException, IOException {
     if (failed()) {
       return;
     }
-    Lane.Batch batch = lane.take(mayWait, bounds.batchSize(), bounds.batchBytes());
+    lane.refill(written, bounds.buffer(lane), bounds.laneBufferBytes(), clock);
+    Lane.Batch batch = lane.take(waitUntil, bounds.batchSize(), bounds.batchBytes());
     if (batch == null) {
       return;
     }

@@ -6,12 +6,16 @@ import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The shard sink's writer: hands each change to its shard's lane ({@link ShardLanes}, which batches them and sends
@@ -22,6 +26,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * {@link WrittenOffsetsPublisher}).
  */
 final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingChanges> {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardSinkWriter.class);
   /** How often the written offsets are published, at most. */
   private static final long PUBLISH_INTERVAL_MS = 100;
 
@@ -55,22 +60,41 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     this.hotTenants = new MonitoredHotTenants(hotShare, settings.coolBand * hotShare);
     this.surging = settings.sinkLanes && settings.sinkSurgeChanges > 0
         ? new SurgingTenants(hotShare, settings.coolBand * hotShare, settings.sinkSurgeChanges) : null;
+    SpillFiles spills = new SpillFiles(settings.sinkSpillDir == null ? null : Path.of(settings.sinkSpillDir),
+        context.getTaskInfo().getIndexOfThisSubtask(), !recovered.isEmpty());
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
-        settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes),
+        settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes,
+        settings.sinkSpillAfterMs, settings.sinkSpillBytes),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
         new SinkMetrics(context.metricGroup(), primaries),
-        surging == null ? hotTenants : tenant -> hotTenants.test(tenant) || surging.test(tenant));
+        surging == null ? hotTenants : tenant -> hotTenants.test(tenant) || surging.test(tenant), spills);
     this.written = new WrittenOffsetsPublisher(settings.kafkaProperties(),
         settings.writtenOffsetsGroup(), sender);
     try {
+      long changes = 0;
+      long spilled = 0;
       for (PendingChanges pending : recovered) {
+        changes += pending.changes().size();
+        spilled += pending.spilled().stream().mapToLong(LaneSpill.Range::count).sum();
         for (RoutedChange change : pending.changes()) {
           lanes.add(change);
+        }
+      }
+      if (changes + spilled > 0) {
+        LOG.info("sending again the {} changes the checkpoint holds and the {} it names in spill files", changes,
+            spilled);
+      }
+      for (PendingChanges pending : recovered) {
+        for (LaneSpill.Range range : pending.spilled()) {
+          LaneSpill.read(range, lanes::add);
+          spills.retire(Path.of(range.file()));
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while resending the checkpoint's unacknowledged changes", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot resend the checkpoint's unacknowledged changes: " + e.getMessage(), e);
     }
     if (settings.sinkLanes) {
       hotTenants.follow(settings.kafkaProperties(), settings.summaryTopic, sender + "-hot-tenants");
@@ -115,7 +139,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
 
   @Override
   public List<PendingChanges> snapshotState(long checkpointId) throws IOException {
-    List<PendingChanges> state = List.of(new PendingChanges(lanes.unacknowledged()));
+    List<PendingChanges> state = List.of(lanes.unacknowledged());
     // A request that failed for good is no longer among the unacknowledged: this checkpoint must not complete.
     lanes.checkFailure();
     return state;
@@ -136,6 +160,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
 
   @Override
   public void close() {
+    lanes.close();
     hotTenants.close();
     written.close();
     client.close();

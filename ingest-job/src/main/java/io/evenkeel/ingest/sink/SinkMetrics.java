@@ -7,14 +7,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 
 /**
  * The sink's metrics: changes and batches sent, changes sent per shard ({@code changesSent} of the normal lane,
  * {@code hotChangesSent} of the hot lane) and per shard server, {@code changesRefused} (by their shard, and so
- * dead-lettered), and {@code lastAckDelayMs}, from the last acknowledged batch's newest change to its
- * acknowledgement. Thread-safe: acknowledgements arrive on gRPC threads.
+ * dead-lettered), {@code lastAckDelayMs}, from the last acknowledged batch's newest change to its
+ * acknowledgement, and per shard how far its writes are behind: {@code behindChanges} (in flight, buffered and
+ * spilled) and {@code spilledChanges} (waiting on disk while the shard is stalled). Thread-safe: acknowledgements arrive on gRPC threads.
  */
 final class SinkMetrics {
   private final Counter changesSent;
@@ -25,6 +27,7 @@ final class SinkMetrics {
   private final Counter[][] laneChangesSent;
   /** By shard: the counter of its primary's server, shared by the server's shards. */
   private final Counter[] serverChangesSent;
+  private final MetricGroup[] shardGroups;
 
   /** @param primaries each shard's primary, by shard */
   SinkMetrics(MetricGroup group, ShardAddress[] primaries) {
@@ -34,14 +37,22 @@ final class SinkMetrics {
     group.gauge("lastAckDelayMs", lastAckDelayMs::get);
     this.laneChangesSent = new Counter[primaries.length][2];
     this.serverChangesSent = new Counter[primaries.length];
+    this.shardGroups = new MetricGroup[primaries.length];
     Map<ShardAddress, Counter> perServer = new HashMap<>();
     for (int shard = 0; shard < primaries.length; shard++) {
       serverChangesSent[shard] = perServer.computeIfAbsent(primaries[shard], a -> group.addGroup("server", a.toString())
           .counter("changesSent", new ThreadSafeSimpleCounter()));
       MetricGroup shardGroup = group.addGroup("shard", Integer.toString(shard));
+      shardGroups[shard] = shardGroup;
       laneChangesSent[shard][0] = shardGroup.counter("changesSent", new ThreadSafeSimpleCounter());
       laneChangesSent[shard][1] = shardGroup.counter("hotChangesSent", new ThreadSafeSimpleCounter());
     }
+  }
+
+  /** Registers the shard's gauges of how many changes wait for it, and how many of those on disk. */
+  void behind(int shard, Gauge<Long> behind, Gauge<Long> spilled) {
+    shardGroups[shard].gauge("behindChanges", behind);
+    shardGroups[shard].gauge("spilledChanges", spilled);
   }
 
   /** Counts a batch the shard acknowledged, sent from its normal or hot lane. */

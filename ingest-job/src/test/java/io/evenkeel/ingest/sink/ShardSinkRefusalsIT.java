@@ -127,7 +127,7 @@ class ShardSinkRefusalsIT {
       ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(1_000, 4L << 20, 50_000, 20_000, 32L << 20),
           50, System::currentTimeMillis, client, refused,
           new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}),
-          tenant -> false);
+          tenant -> false, null);
       for (RoutedChange change : changes) {
         lanes.add(change);
       }
@@ -207,7 +207,7 @@ class ShardSinkRefusalsIT {
       ShardLanes lanes = new ShardLanes(SHARDS, new ShardLanes.Bounds(50, 4L << 20, 50_000, 20_000, 32L << 20),
           50, System::currentTimeMillis, client, refused,
           new SinkMetrics(new UnregisteredMetricsGroup(), new ShardAddress[] {address, address, address, address}),
-          tenant -> hot[0]);
+          tenant -> hot[0], null);
       for (int i = 0; i < changes.size(); i++) {
         if (i % 600 == 0) {
           // Cooled: back in the normal lane once the hot lane has drained.

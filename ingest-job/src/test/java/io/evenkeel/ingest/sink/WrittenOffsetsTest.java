@@ -57,4 +57,37 @@ class WrittenOffsetsTest {
     first.acknowledge();
     assertThat(written.advance()).isEqualTo(Map.of(P0, 11L));
   }
+
+  @Test
+  void aChangeReadBackFromASpillIsTrackedLateBehindTheHoldAtTheFirstSpilled() {
+    WrittenOffsets.Pending inMemory = track(P0, 0, 0);
+    WrittenOffsets.Pending hold = track(P0, 1, 1); // the first change spilled
+    written.spilled(new RoutedChange(0, null, null, P0.topic(), P0.partition(), 2, 2));
+    WrittenOffsets.Pending later = track(P0, 3, 3); // another shard's, after the spilled ones
+    inMemory.acknowledge();
+    later.acknowledge();
+    assertThat(written.advance()).isEqualTo(Map.of(P0, 1L));
+    WrittenOffsets.Pending first = track(P0, 1, 1); // read back
+    WrittenOffsets.Pending second = track(P0, 2, 2);
+    hold.acknowledge(); // the spill is empty
+    assertThat(written.advance()).as("the read-back changes still hold it").isEmpty();
+    first.acknowledge();
+    assertThat(written.advance()).isEqualTo(Map.of(P0, 2L));
+    second.acknowledge();
+    assertThat(written.advance()).isEqualTo(Map.of(P0, 4L));
+  }
+
+  @Test
+  void acknowledgedChangesAboveAStalledOneAreNotKept() {
+    WrittenOffsets.Pending stalled = track(P0, 0, 0);
+    for (long offset = 1; offset <= 1_000_000; offset++) {
+      track(P0, offset, offset).acknowledge();
+      if (offset % 10_000 == 0) {
+        assertThat(written.advance()).as("held at the stalled change").isIn(Map.of(), Map.of(P0, 0L));
+      }
+    }
+    assertThat(written.awaited()).isLessThan(3_000);
+    stalled.acknowledge();
+    assertThat(written.advance()).isEqualTo(Map.of(P0, 1_000_001L));
+  }
 }

@@ -146,7 +146,8 @@ final class LocalStack implements AutoCloseable {
             "--group-id", StackOptions.INGEST_GROUP, "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP,
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
             "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
-            "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString())
+            "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString(),
+            "--sink-spill-dir", options.dataDir().resolve("sink-spill").toAbsolutePath().toString())
         .args(options.cdc() == null ? List.of() : List.of("--cdc-topic", options.cdc().topic(),
             "--cdc-columns", options.cdc().columns(), "--cdc-datetime-zone", options.cdc().datetimeZone()))
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))

@@ -1,0 +1,59 @@
+package io.evenkeel.ingest.sink;
+
+import io.evenkeel.ingest.route.RoutedChange;
+import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.schemas.codec.MalformedRecordException;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * How the sink writes a routed change outside memory (its checkpointed state, a lane's spill): its shard, its
+ * single-object bytes, topic, partition and offsets.
+ */
+final class RoutedChangeRecords {
+  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
+      SingleObjectCodec.of(TransactionLogChange.class);
+
+  /** The shard servers' request limit: no change the sink kept can be larger. */
+  private static final int MAX_CHANGE_BYTES = 64 << 20;
+
+  private RoutedChangeRecords() {}
+
+  static void write(DataOutput out, RoutedChange routed) throws IOException {
+    byte[] encoded = routed.bytes();
+    out.writeInt(routed.shard);
+    out.writeInt(encoded.length);
+    out.write(encoded);
+    out.writeUTF(routed.topic);
+    out.writeInt(routed.partition);
+    out.writeLong(routed.firstOffset);
+    out.writeLong(routed.lastOffset);
+  }
+
+  static RoutedChange read(DataInput in) throws IOException {
+    return read(in, false);
+  }
+
+  /** With {@code laneAfterShard}: the checkpoint format of version 1, which had the lane after the shard. */
+  static RoutedChange read(DataInput in, boolean laneAfterShard) throws IOException {
+    int shard = in.readInt();
+    if (laneAfterShard) {
+      in.readBoolean();
+    }
+    int length = in.readInt();
+    if (length < 0 || length > MAX_CHANGE_BYTES) {
+      throw new IOException("a change the shard sink kept claims " + length + " bytes: the record is corrupt");
+    }
+    byte[] encoded = new byte[length];
+    in.readFully(encoded);
+    TransactionLogChange change;
+    try {
+      change = CHANGES.decode(encoded);
+    } catch (MalformedRecordException e) {
+      throw new IOException("a change the shard sink kept does not decode: " + e.getMessage(), e);
+    }
+    return new RoutedChange(shard, change, encoded, in.readUTF(), in.readInt(), in.readLong(), in.readLong());
+  }
+}
