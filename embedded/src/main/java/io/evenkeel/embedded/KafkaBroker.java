@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -22,10 +24,13 @@ import org.apache.kafka.clients.admin.NewTopic;
 public final class KafkaBroker implements AutoCloseable {
   private final ChildProcess process;
   private final int port;
+  /** What a client needs besides the address: SASL settings when the broker takes only SASL clients. */
+  private final Map<String, String> clientProperties;
 
-  private KafkaBroker(ChildProcess process, int port) {
+  private KafkaBroker(ChildProcess process, int port, Map<String, String> clientProperties) {
     this.process = process;
     this.port = port;
+    this.clientProperties = clientProperties;
   }
 
   /** A broker on free ports, logging to {@code dir/broker.log}. */
@@ -48,6 +53,7 @@ public final class KafkaBroker implements AutoCloseable {
     private int saslPort = -1;
     private String saslUser;
     private String saslPassword;
+    private boolean saslOnly;
 
     private Builder(Path dir) {
       this.dir = dir;
@@ -77,6 +83,18 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public Builder saslPlain(int port, String user, String password) {
       this.saslPort = port;
+      this.saslUser = user;
+      this.saslPassword = password;
+      return this;
+    }
+
+    /**
+     * Every listener, the client port's and the controller's, takes only SASL/PLAIN peers authenticating as {@code
+     * user} with {@code password} (the broker itself included): a local process without them can neither produce,
+     * consume, move a group's offsets nor speak to the controller.
+     */
+    public Builder saslOnly(String user, String password) {
+      this.saslOnly = true;
       this.saslUser = user;
       this.saslPassword = password;
       return this;
@@ -122,6 +140,24 @@ public final class KafkaBroker implements AutoCloseable {
             "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + saslUser + "=\"" + saslPassword
                 + "\";");
       }
+      Map<String, String> clientProperties = Map.of();
+      if (saslOnly) {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + saslUser
+            + "\" password=\"" + saslPassword + "\" user_" + saslUser + "=\"" + saslPassword + "\";";
+        properties.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        properties.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
+        properties.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+        properties.put("inter.broker.listener.name", "SASL_PLAINTEXT");
+        properties.put("sasl.enabled.mechanisms", "PLAIN");
+        properties.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+        properties.put("sasl.mechanism.controller.protocol", "PLAIN");
+        properties.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas);
+        properties.put("listener.name.controller.plain.sasl.jaas.config", jaas);
+        clientProperties = saslClient(saslUser, saslPassword);
+      }
+      // Owner-only from its creation: with SASL it holds the password.
+      Files.deleteIfExists(config);
+      Files.createFile(config, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       try (var out = Files.newOutputStream(config)) {
         properties.store(out, "Evenkeel single-node broker");
       }
@@ -136,7 +172,7 @@ public final class KafkaBroker implements AutoCloseable {
         }
       }
       ChildProcess broker = ChildProcess.start("kafka", java("kafka.Kafka", config.toString()), log);
-      KafkaBroker started = new KafkaBroker(broker, port);
+      KafkaBroker started = new KafkaBroker(broker, port, clientProperties);
       broker.awaitReady(readyTimeout, () -> {
         try (Admin admin = started.admin()) {
           admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
@@ -157,6 +193,18 @@ public final class KafkaBroker implements AutoCloseable {
     return "127.0.0.1:" + port;
   }
 
+  /** The client properties besides the address: SASL's for a {@link Builder#saslOnly} broker, else none. */
+  public Map<String, String> clientProperties() {
+    return clientProperties;
+  }
+
+  /** A SASL/PLAIN client's properties, authenticating as {@code user}. */
+  public static Map<String, String> saslClient(String user, String password) {
+    return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN", "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
+            + password + "\";");
+  }
+
   public int port() {
     return port;
   }
@@ -167,8 +215,10 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   public Admin admin() {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+    Map<String, Object> config = new HashMap<>(clientProperties);
+    config.putAll(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
+    return Admin.create(config);
   }
 
   /**

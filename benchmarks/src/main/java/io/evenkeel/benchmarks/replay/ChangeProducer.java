@@ -24,9 +24,16 @@ public final class ChangeProducer implements AutoCloseable {
   private final AtomicReference<Exception> failure = new AtomicReference<>();
 
   public ChangeProducer(String bootstrapServers, String topic, String clientId, int batchBytes) {
+    this(bootstrapServers, new Properties(), topic, clientId, batchBytes);
+  }
+
+  /** With {@code clientProperties} besides the address (a secured broker's SASL settings). */
+  public ChangeProducer(String bootstrapServers, Properties clientProperties, String topic, String clientId,
+      int batchBytes) {
     this.bootstrapServers = bootstrapServers;
     this.topic = topic;
     Properties properties = new Properties();
+    properties.putAll(clientProperties);
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);

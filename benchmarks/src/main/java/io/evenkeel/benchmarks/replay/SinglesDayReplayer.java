@@ -1,6 +1,10 @@
 package io.evenkeel.benchmarks.replay;
 
 import io.evenkeel.schemas.codec.AvroTrust;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +26,10 @@ public final class SinglesDayReplayer implements Callable<Integer> {
 
   @Option(names = "--topic", defaultValue = "transaction-logs")
   String topic;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE", description = "Kafka client properties (security) for "
+      + "--bootstrap-servers.")
+  Path kafkaConfig;
 
   @Option(names = "--rate", defaultValue = "1000", description = "Changes per second after the surge (default: ${DEFAULT-VALUE}).")
   double rate;
@@ -82,7 +90,14 @@ public final class SinglesDayReplayer implements Callable<Integer> {
       }
     }, "replayer-shutdown"));
     // Kafka's default batch size: 16 KiB.
-    try (ChangeProducer producer = new ChangeProducer(bootstrapServers, topic, "singles-day-replayer", 16_384)) {
+    Properties clientProperties = new Properties();
+    if (kafkaConfig != null) {
+      try (InputStream in = Files.newInputStream(kafkaConfig)) {
+        clientProperties.load(in);
+      }
+    }
+    try (ChangeProducer producer = new ChangeProducer(bootstrapServers, clientProperties, topic,
+        "singles-day-replayer", 16_384)) {
       long start = System.nanoTime();
       long sent = 0;
       double allowed = 0;

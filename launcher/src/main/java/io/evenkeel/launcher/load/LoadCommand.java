@@ -98,6 +98,7 @@ public final class LoadCommand implements Callable<Integer> {
       topic = topic == null ? stack.topic() : topic;
       url = url == null ? stack.queryService() : url;
       stackCa = stack.caCertificate() == null ? null : Path.of(stack.caCertificate());
+      kafkaConfig = kafkaConfig == null && stack.kafkaConfig() != null ? Path.of(stack.kafkaConfig()) : kafkaConfig;
       writtenOffsetsGroup = writtenOffsetsGroup == null ? stack.writtenOffsetsGroup() : writtenOffsetsGroup;
       if (await && writtenOffsetsGroup == null) {
         throw new UserError(dataDir.resolve(StackInfo.FILE) + " does not name the written offsets group (a stack "

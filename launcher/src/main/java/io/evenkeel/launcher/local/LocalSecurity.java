@@ -1,5 +1,6 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.LocalCertificates;
 import io.evenkeel.router.client.ClientTls;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -29,10 +31,13 @@ import javax.net.ssl.TrustManagerFactory;
  * ZooKeeper identity ({@code <data dir>/zookeeper-credentials}, kept across restarts since the nodes it created
  * stay its own) that every process authenticates as, so Evenkeel's nodes are closed to other ZooKeeper clients. And
  * the Flink web UI over TLS for clients with a certificate of this CA only (the launcher's key store opens it), and
- * the query service over HTTPS.
+ * the query service over HTTPS. And Kafka with SASL/PLAIN on every listener, as one user with a password made anew
+ * at each start, in {@code <data dir>/kafka-client.properties}: the properties every Kafka client of the stack
+ * (and {@code load}) reads, so no other local user can produce, consume or move the written offsets.
  */
 final class LocalSecurity {
   static final String WRITER = "ingest";
+  static final String KAFKA_USER = "evenkeel";
   private static final List<String> PROCESSES = List.of("shard-server", WRITER, "query", "launcher");
 
   private final LocalCertificates certificates;
@@ -45,6 +50,8 @@ final class LocalSecurity {
   private Path launcherKeyStore;
   private Path queryKeyStore;
   private Path storePassword;
+  private Path kafkaClientConfig;
+  private String kafkaPassword;
 
   private LocalSecurity(LocalCertificates certificates, Map<String, LocalCertificates.Issued> issued, Path apiKeys,
       Path adminKey, Path zookeeperCredentials) {
@@ -65,13 +72,12 @@ final class LocalSecurity {
     }
     Path zookeeper = zookeeperCredentialsIn(dataDir);
     if (!Files.exists(zookeeper)) {
-      byte[] password = new byte[24];
-      new SecureRandom().nextBytes(password);
-      writePrivate(zookeeper, "evenkeel:" + Base64.getUrlEncoder().withoutPadding().encodeToString(password) + "\n");
+      writePrivate(zookeeper, "evenkeel:" + newSecret() + "\n");
     }
     if (apiKeys != null) {
       LocalSecurity security = new LocalSecurity(certificates, issued, apiKeys, null, zookeeper);
       security.makeKeyStores(dataDir.resolve("tls"));
+      security.makeKafkaCredentials(dataDir);
       return security;
     }
     Path keyFile = dataDir.resolve("api-keys");
@@ -82,7 +88,36 @@ final class LocalSecurity {
     writePrivate(adminKey, admin[0] + "\n");
     LocalSecurity security = new LocalSecurity(certificates, issued, keyFile, adminKey, zookeeper);
     security.makeKeyStores(dataDir.resolve("tls"));
+    security.makeKafkaCredentials(dataDir);
     return security;
+  }
+
+  /** Where a secure stack on {@code dataDir} keeps its Kafka clients' properties (SASL). */
+  static Path kafkaClientConfigIn(Path dataDir) {
+    return dataDir.resolve("kafka-client.properties");
+  }
+
+  private void makeKafkaCredentials(Path dataDir) throws IOException {
+    kafkaPassword = newSecret();
+    kafkaClientConfig = kafkaClientConfigIn(dataDir);
+    StringBuilder properties = new StringBuilder("# made by evenkeel local --secure at each start\n");
+    new TreeMap<>(KafkaBroker.saslClient(KAFKA_USER, kafkaPassword))
+        .forEach((name, value) -> properties.append(name).append('=').append(value).append('\n'));
+    writePrivate(kafkaClientConfig, properties.toString());
+  }
+
+  /** The password of the one Kafka user the broker knows. */
+  String kafkaPassword() {
+    return kafkaPassword;
+  }
+
+  /** A Kafka client's option naming the properties file. */
+  List<String> kafkaArgs() {
+    return List.of("--kafka-config", kafkaClientConfig.toString());
+  }
+
+  Path kafkaClientConfig() {
+    return kafkaClientConfig;
   }
 
   /**
@@ -200,6 +235,12 @@ final class LocalSecurity {
           .findFirst().orElseThrow(() -> new IOException("unexpected --new-key output: " + output)));
     }
     return found.toArray(String[]::new);
+  }
+
+  private static String newSecret() {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
   }
 
   private static void writePrivate(Path file, String text) throws IOException {

@@ -88,8 +88,13 @@ final class LocalStack implements AutoCloseable {
     ready("zookeeper", zookeeper.connectString(), t);
 
     t = step("kafka");
-    KafkaBroker kafka = KafkaBroker.builder(options.dataDir().resolve("kafka"))
-        .ports(ports.kafka(), ports.kafkaController()).log(log("kafka")).readyTimeout(READY_TIMEOUT).start();
+    KafkaBroker.Builder kafkaBroker = KafkaBroker.builder(options.dataDir().resolve("kafka"))
+        .ports(ports.kafka(), ports.kafkaController()).log(log("kafka")).readyTimeout(READY_TIMEOUT);
+    if (security != null) {
+      kafkaBroker.saslOnly(LocalSecurity.KAFKA_USER, security.kafkaPassword());
+    }
+    KafkaBroker kafka = kafkaBroker.start();
+    List<String> kafkaArgs = security == null ? List.of() : security.kafkaArgs();
     supervise(kafka.process());
     kafka.ensureTopic(options.topic(), StackOptions.TOPIC_PARTITIONS);
     ready("kafka", kafka.bootstrapServers() + ", topic " + options.topic(), t);
@@ -126,6 +131,7 @@ final class LocalStack implements AutoCloseable {
                 "--topic-prefix", CdcOptions.TOPIC_PREFIX,
                 "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
             .args(cdc.passwordFile() == null ? List.of() : List.of("--password-file", cdc.passwordFile().toString()))
+            .args(kafkaArgs)
             .toList(), cdcLog));
         // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
         runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));
@@ -150,6 +156,7 @@ final class LocalStack implements AutoCloseable {
             "--sink-spill-dir", options.dataDir().resolve("sink-spill").toAbsolutePath().toString())
         .args(options.cdc() == null ? List.of() : List.of("--cdc-topic", options.cdc().topic(),
             "--cdc-columns", options.cdc().columns(), "--cdc-datetime-zone", options.cdc().datetimeZone()))
+        .args(kafkaArgs)
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.zookeeperArgs())
         .args(security == null ? List.of() : security.webUiArgs())
@@ -177,6 +184,7 @@ final class LocalStack implements AutoCloseable {
               "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
               // The console shows the job's window summaries and links to its UI.
               "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+          .args(kafkaArgs)
           .args(security != null ? security.clientArgs("query") : List.of())
           .args(security != null ? security.httpsArgs() : List.of())
           .args(security != null ? security.zookeeperArgs() : List.of())
@@ -196,6 +204,7 @@ final class LocalStack implements AutoCloseable {
               .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
                   "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
                   "--theta", Double.toString(options.theta()))
+              .args(kafkaArgs)
               .toList(), log("replayer")));
       // It has nothing to wait for; a second alive means its arguments were accepted and it reached Kafka's client.
       replayer.awaitReady(Duration.ofSeconds(30), () -> ready(replayer));
@@ -206,7 +215,8 @@ final class LocalStack implements AutoCloseable {
     info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
         StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(),
         List.copyOf(servers), flinkUi, queryService,
-        security == null ? null : security.caCertificate().toAbsolutePath().toString());
+        security == null ? null : security.caCertificate().toAbsolutePath().toString(),
+        security == null ? null : security.kafkaClientConfig().toAbsolutePath().toString());
     info.write(options.dataDir());
     return info;
   }

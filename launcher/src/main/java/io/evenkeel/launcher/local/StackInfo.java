@@ -17,6 +17,7 @@ import java.util.List;
  * @param writtenOffsetsGroup the Kafka consumer group in which the ingest job records the offsets it has written
  * @param queryService the SQL endpoint's base URL
  * @param caCertificate with {@code --secure}, the CA that signed every certificate of the stack (PEM); else null
+ * @param kafkaConfig with {@code --secure}, the Kafka client properties (SASL) the stack's clients use; else null
  */
 public record StackInfo(
     @JsonProperty("pid") long pid,
@@ -29,7 +30,8 @@ public record StackInfo(
     @JsonProperty("shard_servers") List<ShardServer> shardServers,
     @JsonProperty("flink_ui") String flinkUi,
     @JsonProperty("query_service") String queryService,
-    @JsonProperty("ca_certificate") String caCertificate) {
+    @JsonProperty("ca_certificate") String caCertificate,
+    @JsonProperty("kafka_config") String kafkaConfig) {
   public static final String FILE = "stack.json";
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -45,7 +47,7 @@ public record StackInfo(
     List<ShardServer> servers = new ArrayList<>(shardServers);
     servers.add(added);
     return new StackInfo(pid, bootstrapServers, topic, writtenOffsetsGroup, zookeeper, zookeeperRoot, shards,
-        List.copyOf(servers), flinkUi, queryService, caCertificate);
+        List.copyOf(servers), flinkUi, queryService, caCertificate, kafkaConfig);
   }
 
   public void write(Path dataDir) throws IOException {

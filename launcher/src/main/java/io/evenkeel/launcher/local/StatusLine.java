@@ -12,11 +12,14 @@ import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,8 +48,15 @@ final class StatusLine implements AutoCloseable {
   StatusLine(StackInfo info, ClusterClient cluster, Path zookeeperCredentials) throws Exception {
     this.info = info;
     this.cluster = cluster;
-    this.kafka = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, info.bootstrapServers(),
+    Properties kafkaConfig = new Properties();
+    if (info.kafkaConfig() != null) {
+      try (InputStream in = Files.newInputStream(Path.of(info.kafkaConfig()))) {
+        kafkaConfig.load(in);
+      }
+    }
+    kafkaConfig.putAll(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, info.bootstrapServers(),
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000));
+    this.kafka = Admin.create(kafkaConfig);
     this.zookeeper = ZooKeeperClients.start(info.zookeeper(), zookeeperCredentials,
         new ExponentialBackoffRetry(200, 3));
     this.rules = new RuleListClient(zookeeper, RuleProtocolConfig.builder(info.zookeeperRoot(), info.shards()).build());

@@ -7,6 +7,7 @@ import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
 import picocli.CommandLine;
 
@@ -77,7 +79,11 @@ class DockerFilesTest {
     services.forEach((name, service) -> {
       for (Object volume : (List<Object>) service.getOrDefault("volumes", List.of())) {
         String source = volume.toString().split(":")[0];
-        assertThat(declared).as("%s's volume %s", name, source).containsKey(source);
+        if (source.startsWith("./")) {
+          assertThat(DOCKER.resolve(source)).as("%s's bind mount %s", name, source).exists();
+        } else {
+          assertThat(declared).as("%s's volume %s", name, source).containsKey(source);
+        }
       }
     });
     for (int i = 0; i < 3; i++) {
@@ -128,10 +134,9 @@ class DockerFilesTest {
       assertAcceptsFlags(service, hostJar.toString(), mainClass(hostJar), command.subList(jar + 2, command.size()));
     }
 
-    // The CDC runner: a shell writes the password file, then runs the class from the image's cdc directory.
-    List<String> shell = command("cdc");
-    assertThat(shell.subList(0, 2)).containsExactly("sh", "-c");
-    List<String> cdc = words(shell.get(2).substring(shell.get(2).indexOf("exec ") + "exec ".length()));
+    // The CDC runner: the class from the image's cdc directory.
+    List<String> cdc = command("cdc");
+    assertThat(cdc.get(0)).isEqualTo("java");
     assertThat(cdc.get(cdc.indexOf("-cp") + 1)).isEqualTo("/opt/evenkeel/cdc/*");
     assertThat(copied.get("/opt/evenkeel/cdc/")).isEqualTo(REPO.resolve("cdc/target/lib"));
     String cdcJar = REPO.resolve("cdc/target/evenkeel-cdc-0.1.0-SNAPSHOT.jar").toString();
@@ -154,6 +159,46 @@ class DockerFilesTest {
     assertAcceptsFlags("jobmanager", REPO.resolve("ingest-job/target/evenkeel-ingest-job-0.1.0-SNAPSHOT.jar") + ":"
         + REPO.resolve("ingest-job/target/lib") + "/*", jobClass, jobArgs);
     assertThat(command("taskmanager")).containsExactly("taskmanager");
+  }
+
+  /**
+   * No password is written in the compose file: MySQL's root password and the CDC runner's come from files
+   * make-secrets.sh makes (random, owner-only, kept once made), and the runner connects as its own user, not root.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void passwordsComeFromGeneratedSecretFilesAndCdcHasItsOwnUser(@TempDir Path secrets) throws Exception {
+    String file = Files.readString(DOCKER.resolve("compose.yaml"));
+    assertThat(file).doesNotContain("MYSQL_ROOT_PASSWORD:").doesNotContain("user=root");
+    Map<String, Object> mysql = (Map<String, Object>) services.get("mysql").get("environment");
+    assertThat(mysql.get("MYSQL_ROOT_PASSWORD_FILE")).isEqualTo("/run/secrets/mysql-root-password");
+    assertThat(flag(command("cdc"), "--password-file")).isEqualTo("/run/secrets/cdc-password");
+    assertThat(flag(command("cdc"), "--source")).endsWith("?user=evenkeel_cdc");
+    assertThat(Files.readString(DOCKER.resolve("mysql-init/cdc-user.sh")))
+        .contains("CREATE USER 'evenkeel_cdc'@'%'", "$(cat /run/secrets/cdc-password)")
+        .contains("GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.*");
+    assertThat(((Map<String, Object>) compose.get("secrets")).keySet())
+        .containsExactlyInAnyOrder("mysql-root-password", "cdc-password");
+
+    Path dir = secrets.resolve("secrets");
+    List<String> made = new ArrayList<>();
+    for (int run = 0; run < 2; run++) {
+      ProcessBuilder makeSecrets = new ProcessBuilder("sh", DOCKER.resolve("make-secrets.sh").toString())
+          .redirectErrorStream(true);
+      makeSecrets.environment().put("EVENKEEL_SECRETS_DIR", dir.toString());
+      Process process = makeSecrets.start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).as(output).isZero();
+      made.add(Files.readString(dir.resolve("mysql-root-password")) + " "
+          + Files.readString(dir.resolve("cdc-password")));
+    }
+    assertThat(made.get(1)).as("kept once made").isEqualTo(made.get(0));
+    assertThat(made.get(0)).matches("[0-9a-f]{32} [0-9a-f]{32}");
+    for (String name : List.of("mysql-root-password", "cdc-password")) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(name))))
+          .isEqualTo("rw-------");
+    }
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
+import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.testing.ConsolePage;
 import io.evenkeel.router.client.ClientTls;
@@ -52,9 +53,12 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
@@ -140,6 +144,8 @@ class LocalStackIT {
       assertThatThrownBy(() -> stranger.getChildren().forPath(StackOptions.ZOOKEEPER_ROOT))
           .as("Evenkeel's ZooKeeper nodes are its own").isInstanceOf(KeeperException.NoAuthException.class);
     }
+    assertKafkaRefusesStrangers(StackInfo.read(data).bootstrapServers());
+    assertAnotherUserCannotRead(data.resolve("kafka-client.properties"));
 
     Map<List<Long>, String> expected = new HashMap<>();
     // A bad line stops a load by default, after sending the rows before it.
@@ -317,6 +323,44 @@ class LocalStackIT {
       assertThat(child.isAlive()).as("process %d after SIGINT", child.pid()).isFalse();
     }
     assertEverythingIsPrivate(data);
+  }
+
+  /**
+   * --secure's Kafka takes only the stack's SASL user: a client without credentials gets no answer, one with a wrong
+   * password is refused; so no other local process can produce, read or move the written offsets.
+   */
+  private static void assertKafkaRefusesStrangers(String bootstrapServers) {
+    Map<String, Object> plain = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000);
+    try (Admin stranger = Admin.create(plain)) {
+      assertThatThrownBy(() -> stranger.listTopics().names().get(10, TimeUnit.SECONDS))
+          .as("a client without credentials").isInstanceOf(java.util.concurrent.ExecutionException.class)
+          .cause().isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+    }
+    Map<String, Object> guessing = new HashMap<>(plain);
+    guessing.putAll(KafkaBroker.saslClient("evenkeel", "guess"));
+    try (Admin stranger = Admin.create(guessing)) {
+      assertThatThrownBy(() -> stranger.listTopics().names().get(10, TimeUnit.SECONDS))
+          .as("a client with a wrong password").isInstanceOf(java.util.concurrent.ExecutionException.class)
+          .cause().isInstanceOf(SaslAuthenticationException.class);
+    }
+  }
+
+  /**
+   * Another local user ({@code nobody}, where the test runs as root and {@code runuser} exists) cannot read {@code
+   * file}; elsewhere the file modes checked by {@link #assertEverythingIsPrivate} stand for it.
+   */
+  private static void assertAnotherUserCannotRead(Path file) throws Exception {
+    if (!"root".equals(System.getProperty("user.name")) || !Files.isExecutable(Path.of("/usr/sbin/runuser"))) {
+      System.out.println("not root, or no runuser: another user's read of " + file + " is not tried");
+      return;
+    }
+    Process other = new ProcessBuilder("/usr/sbin/runuser", "-u", "nobody", "--", "cat", file.toString())
+        .redirectErrorStream(true).start();
+    String said = new String(other.getInputStream().readAllBytes());
+    assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(other.exitValue()).as("user nobody reading " + file + ": " + said).isNotZero();
+    assertThat(said).contains("Permission denied");
   }
 
   /** Nothing under the data directory (translogs, segments, Kafka's logs, keys, logs) is open to other users. */
