@@ -386,16 +386,17 @@ class IngestJobIT {
   }
 
   /**
-   * One shard server paused (SIGSTOP) for a minute under load, its lanes bounded at 2,000 changes so that its backlog
-   * outgrows them tenfold, and the task manager crashed in the middle of it: the paused shards' changes wait on disk
+   * One shard server paused (SIGSTOP) for a minute under load, its lanes bounded at 500 changes so that its backlog
+   * (some 2,500 changes per lane) outgrows them, and the task manager crashed in the middle of it: the paused shards' changes wait on disk
    * (their lanes spill) while the other server's rows keep becoming searchable within seconds, Flink restores the
    * job from a checkpoint that names the spill files, and after SIGCONT every row is there exactly once within a
    * minute. {@code -Devenkeel.test.pauseSeconds=300} runs it with a five-minute pause.
    */
   @Test
   void aPausedShardServerDelaysOnlyTheWritesToIt(@InjectMiniCluster MiniCluster miniCluster) throws Exception {
-    settings.sinkLaneBuffer = 2_000;
-    settings.sinkHotBuffer = 1_000;
+    settings.sinkBatchSize = 250;
+    settings.sinkLaneBuffer = 500;
+    settings.sinkHotBuffer = 250;
     settings.sinkSpillAfterMs = 1_000;
     settings.sinkSpillDir = dir.resolve("spill").toString();
     long pauseNanos = TimeUnit.SECONDS.toNanos(Long.getLong("evenkeel.test.pauseSeconds", 60));

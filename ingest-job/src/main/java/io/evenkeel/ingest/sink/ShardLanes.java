@@ -122,8 +122,8 @@ final class ShardLanes {
     Lane lane = lanes[routed.shard][hot ? 1 : 0];
     if (spills != null && (lane.spilling() || (full(lane) && !madeRoom(lane)))) {
       lane.spill(routed, written, spills);
-      while (spills.bytes() > bounds.spillBytes() && !failed()) {
-        send(lane, Long.MAX_VALUE); // the spill is at its bound: wait for the stalled shard
+      while (spills.bytes() > bounds.spillBytes() && lane.spilling() && !failed()) {
+        send(lane, Long.MAX_VALUE); // the spills are at their bound: wait until this change is off the disk
       }
       send(lane, 0);
       return;
