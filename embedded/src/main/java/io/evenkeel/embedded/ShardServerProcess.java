@@ -1,8 +1,8 @@
 package io.evenkeel.embedded;
 
 import com.google.protobuf.ByteString;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;

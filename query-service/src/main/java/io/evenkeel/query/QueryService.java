@@ -1,5 +1,8 @@
 package io.evenkeel.query;
 
+import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.memory.MemoryBudget;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.query.admission.TenantSlots;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.TenantRestriction;
@@ -19,9 +22,6 @@ import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
 import io.evenkeel.query.route.ShardRouter;
-import io.evenkeel.router.client.ClientTls;
-import io.evenkeel.router.memory.MemoryBudget;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.grpc.Deadline;
 import java.time.Duration;
@@ -29,8 +29,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**

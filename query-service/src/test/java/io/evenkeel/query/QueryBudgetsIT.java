@@ -3,11 +3,11 @@ package io.evenkeel.query;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestCluster;
 import io.evenkeel.query.testing.TestRows;
-import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.nio.file.Path;

@@ -4,9 +4,9 @@ import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.benchmarks.peer.PeerRows;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.cluster.ClusterStateClient;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.cluster.state.ClusterState;
+import io.evenkeel.cluster.state.ClusterStateClient;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,9 +36,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Adding a shard server to a running stack under load, on the user's path: {@code bin/evenkeel local} with two

@@ -1,12 +1,12 @@
 package io.evenkeel.benchmarks.ingest;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.ingest.IngestJob;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;

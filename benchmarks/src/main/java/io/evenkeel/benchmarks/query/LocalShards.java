@@ -1,9 +1,9 @@
 package io.evenkeel.benchmarks.query;
 
 import com.google.protobuf.ByteString;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;

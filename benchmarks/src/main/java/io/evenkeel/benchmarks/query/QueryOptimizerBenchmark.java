@@ -6,12 +6,12 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.stringArg;
 
 import io.evenkeel.benchmarks.trace.RowGenerator;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.result.QueryResult;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;

@@ -1,7 +1,7 @@
 package io.evenkeel.ingest.detect;
 
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.protocol.RoundOutcome;

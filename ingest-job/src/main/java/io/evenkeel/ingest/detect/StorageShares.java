@@ -1,8 +1,8 @@
 package io.evenkeel.ingest.detect;
 
-import io.evenkeel.router.client.ClientTls;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.shard.Query;

@@ -1,8 +1,9 @@
 package io.evenkeel.ingest.settings;
 
-import io.evenkeel.router.client.ClientTls;
-import io.evenkeel.router.cluster.ClusterPlacement;
-import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.placement.ShardPlacement;
+import io.evenkeel.cluster.state.ClusterPlacement;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.planner.LogStorePlanner;
 import io.evenkeel.router.planner.OffsetSizeGovernor;
@@ -10,7 +11,6 @@ import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.table.ColumnMapping;
 import java.io.IOException;
 import java.io.InputStream;

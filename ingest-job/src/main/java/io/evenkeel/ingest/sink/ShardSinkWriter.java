@@ -1,9 +1,9 @@
 package io.evenkeel.ingest.sink;
 
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.evenkeel.ingest.sink;
 
+import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.ingest.route.RoutedChange;
-import io.evenkeel.router.placement.ShardAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -2,13 +2,13 @@ package io.evenkeel.ingest.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.source.DeadLetterSerializer;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
@@ -18,9 +18,9 @@ import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.MatchAll;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
+import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
 import io.evenkeel.schemas.shard.Term;
 import io.evenkeel.schemas.shard.Value;
-import io.evenkeel.schemas.shard.ShardServiceGrpc.ShardServiceBlockingStub;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

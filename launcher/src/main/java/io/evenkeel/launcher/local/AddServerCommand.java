@@ -1,10 +1,10 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.cluster.state.ClusterState;
+import io.evenkeel.cluster.state.ClusterStateClient;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.launcher.cli.DurationConverter;
 import io.evenkeel.launcher.cli.UserError;
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.cluster.ClusterStateClient;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.CopyMove;
 import io.evenkeel.schemas.ShardCopies;
 import java.io.PrintStream;

@@ -1,8 +1,8 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.cluster.client.ClientTls;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.LocalCertificates;
-import io.evenkeel.router.client.ClientTls;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;

@@ -1,12 +1,12 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardPlacement;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;

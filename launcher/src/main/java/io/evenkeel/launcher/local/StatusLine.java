@@ -1,14 +1,14 @@
 package io.evenkeel.launcher.local;
 
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.cluster.ClusterStateClient;
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.state.ClusterState;
+import io.evenkeel.cluster.state.ClusterStateClient;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;

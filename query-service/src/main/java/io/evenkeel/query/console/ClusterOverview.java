@@ -1,12 +1,12 @@
 package io.evenkeel.query.console;
 
 import com.google.common.util.concurrent.ListenableFuture;
-import io.evenkeel.router.client.ClientTls;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.cluster.ClusterPlacement;
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.placement.ShardAddress;
-import io.evenkeel.router.placement.ShardPlacement;
+import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardPlacement;
+import io.evenkeel.cluster.state.ClusterPlacement;
+import io.evenkeel.cluster.state.ClusterState;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.ShardServerInfo;
 import io.evenkeel.schemas.shard.ShardStats;

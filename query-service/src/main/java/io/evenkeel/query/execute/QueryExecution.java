@@ -1,5 +1,7 @@
 package io.evenkeel.query.execute;
 
+import io.evenkeel.cluster.memory.ByteSize;
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.query.expr.Evaluator;
 import io.evenkeel.query.expr.TableRow;
 import io.evenkeel.query.merge.Groups;
@@ -12,8 +14,6 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
-import io.evenkeel.router.memory.ByteSize;
-import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.FetchResponse;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;

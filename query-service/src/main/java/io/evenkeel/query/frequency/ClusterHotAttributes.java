@@ -1,7 +1,7 @@
 package io.evenkeel.query.frequency;
 
+import io.evenkeel.cluster.attributes.HotAttributeList;
 import io.evenkeel.query.parse.AttributeFrequency;
-import io.evenkeel.router.attributes.HotAttributeList;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;

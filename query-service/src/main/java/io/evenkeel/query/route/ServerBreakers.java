@@ -1,6 +1,6 @@
 package io.evenkeel.query.route;
 
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;

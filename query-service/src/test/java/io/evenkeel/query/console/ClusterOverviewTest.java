@@ -3,7 +3,7 @@ package io.evenkeel.query.console;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.cluster.state.ClusterState;
 import io.evenkeel.schemas.ShardCopies;
 import java.util.List;
 import java.util.Map;

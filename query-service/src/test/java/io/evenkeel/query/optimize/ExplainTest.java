@@ -2,9 +2,9 @@ package io.evenkeel.query.optimize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;

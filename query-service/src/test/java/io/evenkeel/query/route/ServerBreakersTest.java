@@ -2,7 +2,7 @@ package io.evenkeel.query.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.cluster.placement.ShardAddress;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 

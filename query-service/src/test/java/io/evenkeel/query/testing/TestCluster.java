@@ -1,5 +1,7 @@
 package io.evenkeel.query.testing;
 
+import io.evenkeel.cluster.placement.ShardPlacement;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
@@ -10,9 +12,7 @@ import io.evenkeel.query.frequency.ClusterHotAttributes;
 import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerSettings;
-import io.evenkeel.router.placement.ShardPlacement;
 import io.evenkeel.router.policy.RoutingPolicy;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;

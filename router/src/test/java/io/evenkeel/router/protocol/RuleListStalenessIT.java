@@ -2,7 +2,7 @@ package io.evenkeel.router.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;

@@ -1,7 +1,7 @@
 package io.evenkeel.shard.cluster;
 
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.cluster.ClusterStateClient;
+import io.evenkeel.cluster.state.ClusterState;
+import io.evenkeel.cluster.state.ClusterStateClient;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.shard.replication.InSyncSet;
 import java.io.Closeable;

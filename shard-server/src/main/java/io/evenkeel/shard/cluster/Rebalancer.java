@@ -1,6 +1,6 @@
 package io.evenkeel.shard.cluster;
 
-import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.cluster.state.ClusterState;
 import io.evenkeel.schemas.ShardCopies;
 import java.util.Comparator;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.evenkeel.shard.grpc;
 
-import io.evenkeel.router.client.ReadParty;
+import io.evenkeel.cluster.client.ReadParty;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Metadata;

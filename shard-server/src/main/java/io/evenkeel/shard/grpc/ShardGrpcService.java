@@ -1,5 +1,6 @@
 package io.evenkeel.shard.grpc;
 
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
@@ -10,7 +11,6 @@ import io.evenkeel.schemas.shard.FetchShardsResponse;
 import io.evenkeel.schemas.shard.RefreshShardsRequest;
 import io.evenkeel.schemas.shard.RefreshShardsResponse;
 import io.evenkeel.schemas.shard.RowId;
-import io.evenkeel.router.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.SearchShardsRequest;

@@ -1,6 +1,6 @@
 package io.evenkeel.shard.index;
 
-import io.evenkeel.router.attributes.HotAttributeList;
+import io.evenkeel.cluster.attributes.HotAttributeList;
 import java.util.Set;
 import java.util.TreeSet;
 

@@ -1,12 +1,12 @@
 package io.evenkeel.shard.search;
 
-import io.evenkeel.router.memory.MemoryBudget;
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.table.Column;
-import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.schemas.table.KeywordOrder;
+import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;

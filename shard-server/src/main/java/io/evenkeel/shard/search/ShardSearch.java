@@ -1,6 +1,6 @@
 package io.evenkeel.shard.search;
 
-import io.evenkeel.router.memory.MemoryBudget;
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Hit;
@@ -13,14 +13,14 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
-import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.util.BytesRef;
 
 /** Runs a structured query on one shard's searcher: top hits in sort order, aggregate buckets, a total. */

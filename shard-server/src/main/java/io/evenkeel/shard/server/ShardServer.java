@@ -1,6 +1,6 @@
 package io.evenkeel.shard.server;
 
-import io.evenkeel.router.memory.MemoryBudget;
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.shard.cluster.ShardHolder;
 import io.evenkeel.shard.engine.ReplicaShard;

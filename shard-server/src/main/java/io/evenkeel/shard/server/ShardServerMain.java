@@ -1,9 +1,9 @@
 package io.evenkeel.shard.server;
 
-import io.evenkeel.router.attributes.HotAttributeList;
-import io.evenkeel.router.memory.ByteSize;
-import io.evenkeel.router.memory.MemoryBudget;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
+import io.evenkeel.cluster.attributes.HotAttributeList;
+import io.evenkeel.cluster.memory.ByteSize;
+import io.evenkeel.cluster.memory.MemoryBudget;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;

@@ -3,9 +3,9 @@ package io.evenkeel.shard.cluster;
 import static io.evenkeel.shard.cluster.ClusterFixture.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.cluster.placement.ShardAddress;
+import io.evenkeel.cluster.state.ClusterState;
 import io.evenkeel.embedded.ShardServerProcess;
-import io.evenkeel.router.cluster.ClusterState;
-import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.RefreshShardsRequest;
 import java.nio.file.Files;

@@ -2,9 +2,9 @@ package io.evenkeel.shard.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.cluster.state.ClusterStateClient;
+import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.embedded.ZooKeeperServer;
-import io.evenkeel.router.cluster.ClusterStateClient;
-import io.evenkeel.router.zookeeper.ZooKeeperClients;
 import io.evenkeel.schemas.ShardCopies;
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -4,8 +4,8 @@ import static io.evenkeel.shard.cluster.ClusterFixture.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.evenkeel.cluster.state.ClusterStateClient;
 import io.evenkeel.embedded.ShardServerProcess;
-import io.evenkeel.router.cluster.ClusterStateClient;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.AddReplicaRequest;
 import io.evenkeel.schemas.shard.RefreshShardsRequest;

@@ -2,7 +2,7 @@ package io.evenkeel.shard.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.router.cluster.ClusterState;
+import io.evenkeel.cluster.state.ClusterState;
 import io.evenkeel.schemas.CopyMove;
 import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.ShardServerInfo;

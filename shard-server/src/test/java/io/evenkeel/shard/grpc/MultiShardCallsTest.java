@@ -6,8 +6,8 @@ import static io.evenkeel.shard.testing.TestRows.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.shard.FetchRequest;
 import io.evenkeel.schemas.shard.FetchShardsRequest;

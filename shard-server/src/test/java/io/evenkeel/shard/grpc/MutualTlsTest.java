@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.embedded.LocalCertificates;
-import io.evenkeel.router.client.ClientTls;
-import io.evenkeel.router.client.ClusterClient;
-import io.evenkeel.router.placement.ShardAddress;
 import io.evenkeel.schemas.shard.AcquireCopyStateRequest;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Query;
