@@ -137,13 +137,12 @@ public final class KafkaBroker implements AutoCloseable {
             + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
         properties.put("sasl.enabled.mechanisms", "PLAIN");
         properties.put("listener.name.sasl_plaintext.plain.sasl.jaas.config",
-            "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + saslUser + "=\"" + saslPassword
-                + "\";");
+            plainLogin("user_" + saslUser + "=\"" + saslPassword + "\""));
       }
       Map<String, String> clientProperties = Map.of();
       if (saslOnly) {
-        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + saslUser
-            + "\" password=\"" + saslPassword + "\" user_" + saslUser + "=\"" + saslPassword + "\";";
+        String jaas = plainLogin("username=\"" + saslUser + "\" password=\"" + saslPassword + "\" user_" + saslUser
+            + "=\"" + saslPassword + "\"");
         properties.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
         properties.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
         properties.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
@@ -201,8 +200,12 @@ public final class KafkaBroker implements AutoCloseable {
   /** A SASL/PLAIN client's properties, authenticating as {@code user}. */
   public static Map<String, String> saslClient(String user, String password) {
     return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN", "sasl.jaas.config",
-        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-            + password + "\";");
+        plainLogin("username=\"" + user + "\" password=\"" + password + "\""));
+  }
+
+  /** A JAAS entry of Kafka's PLAIN login module with {@code options}. */
+  private static String plainLogin(String options) {
+    return "org.apache.kafka.common.security.plain.PlainLoginModule required " + options + ";";
   }
 
   public int port() {

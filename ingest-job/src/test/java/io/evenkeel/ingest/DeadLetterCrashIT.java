@@ -6,8 +6,8 @@ import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
-import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
+import io.evenkeel.ingest.testing.DeadLetterReasons;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.StatsRequest;
@@ -24,15 +24,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -120,7 +116,8 @@ class DeadLetterCrashIT {
     }
     // Kafka refuses the letter, and nothing behind it counts as written meanwhile.
     Thread.sleep(8_000);
-    assertThat(deadLetterReasons(Duration.ofSeconds(2))).as("dead letters Kafka took before the kill").isEmpty();
+    assertThat(DeadLetterReasons.read(kafka.bootstrapServers(), DEAD_LETTERS, 1, Duration.ofSeconds(2),
+        Duration.ZERO)).as("dead letters Kafka took before the kill").isEmpty();
     assertThat(docs()).as("rows searchable before the kill: none behind the letter").isEqualTo(firstRows);
     job.kill();
     try (Admin admin = kafka.admin()) {
@@ -130,7 +127,8 @@ class DeadLetterCrashIT {
     }
     ChildProcess restarted = startJob();
     awaitDocs(stream.expectedLiveRows().size(), restarted);
-    List<String> reasons = deadLetterReasons(Duration.ofSeconds(30));
+    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), DEAD_LETTERS, 1,
+        Duration.ofSeconds(30), Duration.ZERO);
     assertThat(reasons).as("dead letters after the restart").hasSize(1)
         .allSatisfy(reason -> assertThat(reason).isNotBlank());
   }
@@ -154,25 +152,5 @@ class DeadLetterCrashIT {
           .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
     }
     return docs;
-  }
-
-  private List<String> deadLetterReasons(Duration wait) {
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "dead-letter-check-" + System.nanoTime());
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<String> reasons = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(DEAD_LETTERS));
-      long deadline = System.nanoTime() + wait.toNanos();
-      while (reasons.isEmpty() && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-          reasons.add(new String(record.headers().lastHeader(DeadLetterSerializer.REASON_HEADER).value(),
-              StandardCharsets.UTF_8));
-        }
-      }
-    }
-    return reasons;
   }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
+import io.evenkeel.ingest.testing.DeadLetterReasons;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
@@ -33,13 +33,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -235,7 +231,9 @@ class HostileRecordsIT {
       }
     }
 
-    List<String> reasons = deadLetterReasons(HOSTILE);
+    // Then a little longer: no more than the hostile records may arrive.
+    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.deadLetterTopic, HOSTILE,
+        Duration.ofSeconds(60), Duration.ofSeconds(2));
     assertThat(reasons).hasSize(HOSTILE).allSatisfy(reason -> assertThat(reason).isNotBlank());
     assertThat(reasons).anySatisfy(r -> assertThat(r).contains("exceeds maximum allowed"))
         .anySatisfy(r -> assertThat(r).contains("ahead of the ingest job's clock"))
@@ -247,30 +245,5 @@ class HostileRecordsIT {
       assertThat(server.stub().stats(StatsRequest.newBuilder().setShard(shard).build()).getUnappliedChanges())
           .isZero();
     }
-  }
-
-  private List<String> deadLetterReasons(int expected) {
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "dead-letter-check");
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<String> reasons = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(settings.deadLetterTopic));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      // Then a little longer: no more than the hostile records may arrive.
-      while (reasons.size() < expected && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-          reasons.add(new String(record.headers().lastHeader(DeadLetterSerializer.REASON_HEADER).value(),
-              StandardCharsets.UTF_8));
-        }
-      }
-      for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofSeconds(2))) {
-        reasons.add(new String(record.headers().lastHeader(DeadLetterSerializer.REASON_HEADER).value(),
-            StandardCharsets.UTF_8));
-      }
-    }
-    return reasons;
   }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.settings.IngestSettings;
-import io.evenkeel.ingest.source.DeadLetterSerializer;
 import io.evenkeel.ingest.testing.ChangeStream;
+import io.evenkeel.ingest.testing.DeadLetterReasons;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.Rule;
@@ -229,7 +229,8 @@ class IngestJobIT {
             + " effective %d ms after it became hot%n", HOT_TENANT, proposal.getProposedOffsetSize(),
         proposal.getWindowEnd() - producer.hotSince, hotRule.effectiveTime() - producer.hotSince);
 
-    List<String> reasons = deadLetterReasons();
+    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.deadLetterTopic, 2,
+        Duration.ofSeconds(30), Duration.ZERO);
     assertThat(reasons).hasSize(2);
     assertThat(reasons.get(0)).contains("BadHeaderException");
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
@@ -643,25 +644,5 @@ class IngestJobIT {
       }
     }
     return records;
-  }
-
-  private List<String> deadLetterReasons() {
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "dead-letter-check");
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<String> reasons = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(settings.deadLetterTopic));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (reasons.size() < 2 && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-          reasons.add(new String(record.headers().lastHeader(DeadLetterSerializer.REASON_HEADER).value(),
-              StandardCharsets.UTF_8));
-        }
-      }
-    }
-    return reasons;
   }
 }

@@ -194,8 +194,7 @@ final class ShardLanes {
    * Every change handed to a lane and not acknowledged yet, the sink's checkpointed state: per shard, the requests in
    * flight, then the buffers; then the spills' unread parts. A row's changes keep their order in it: changes a tenant
    * left in one lane's request when it switched lanes are older than all it has in the other lane, and a tenant's
-   * spilled changes are newer than all it has in memory (it does not change lanes while its lane spills). Taken once
-   * per checkpoint: files read back before the last few are deleted.
+   * spilled changes are newer than all it has in memory (it does not change lanes while its lane spills).
    */
   PendingChanges unacknowledged() throws IOException {
     List<RoutedChange> all = new ArrayList<>();
@@ -208,9 +207,6 @@ final class ShardLanes {
         all.addAll(lane.buffered());
         spilled.addAll(lane.spillRanges());
       }
-    }
-    if (spills != null) {
-      spills.snapshotTaken();
     }
     return new PendingChanges(all, spilled);
   }

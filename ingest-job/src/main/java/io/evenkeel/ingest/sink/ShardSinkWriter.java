@@ -36,6 +36,8 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   private final ShardWriteClient client;
   private final RefusedChanges refusedChanges;
   private final ShardLanes lanes;
+  /** The lanes' spill files and those a restored checkpoint named. */
+  private final SpillFiles spills;
   private final MonitoredHotTenants hotTenants;
   /** Null without the fast path ({@code --sink-surge-changes 0}). */
   private final SurgingTenants surging;
@@ -60,7 +62,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     this.hotTenants = new MonitoredHotTenants(hotShare, settings.coolBand * hotShare);
     this.surging = settings.sinkLanes && settings.sinkSurgeChanges > 0
         ? new SurgingTenants(hotShare, settings.coolBand * hotShare, settings.sinkSurgeChanges) : null;
-    SpillFiles spills = new SpillFiles(settings.sinkSpillDir == null ? null : Path.of(settings.sinkSpillDir),
+    this.spills = new SpillFiles(settings.sinkSpillDir == null ? null : Path.of(settings.sinkSpillDir),
         context.getTaskInfo().getIndexOfThisSubtask(), !recovered.isEmpty());
     this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
         settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes,
@@ -142,6 +144,7 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     List<PendingChanges> state = List.of(lanes.unacknowledged());
     // A request that failed for good is no longer among the unacknowledged: this checkpoint must not complete.
     lanes.checkFailure();
+    spills.snapshotTaken(); // files read back before the last few checkpoints are named by none that may be restored
     return state;
   }
 
