@@ -8,9 +8,14 @@ import java.util.List;
  * The command line of a child JVM: this JVM's {@code java}, heap, flags, classpath or jar, main class, arguments.
  * Every such JVM exits on an {@link OutOfMemoryError}: one that ran out of heap could otherwise stay half alive,
  * holding its ports and its ZooKeeper session, so that neither its supervisor nor the cluster replaces it.
+ *
+ * <p>The options of the environment variable {@value #ENVIRONMENT_OPTIONS} (split at white space) come last, so they
+ * win over the command's own: GC logs, a JFR recording or another heap for every process of a local stack, or a
+ * JIT that compiles less for the short-lived processes of a test run.
  */
 public final class JavaCommand {
   public static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
+  public static final String ENVIRONMENT_OPTIONS = "EVENKEEL_JVM_OPTIONS";
 
   private final List<String> jvmOptions = new ArrayList<>(List.of(EXIT_ON_OUT_OF_MEMORY));
   private String classpath = System.getProperty("java.class.path");
@@ -70,6 +75,7 @@ public final class JavaCommand {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
+    command.addAll(environmentOptions());
     if (jar) {
       command.add("-jar");
     } else {
@@ -79,5 +85,11 @@ public final class JavaCommand {
     command.add(target);
     command.addAll(args);
     return command;
+  }
+
+  /** The options of {@value #ENVIRONMENT_OPTIONS}; none when it is unset or blank. */
+  static List<String> environmentOptions() {
+    String options = System.getenv(ENVIRONMENT_OPTIONS);
+    return options == null || options.isBlank() ? List.of() : List.of(options.strip().split("\\s+"));
   }
 }

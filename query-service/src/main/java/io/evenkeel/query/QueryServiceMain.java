@@ -97,7 +97,7 @@ public final class QueryServiceMain implements Callable<Integer> {
   int maxConcurrentQueries;
 
   @Option(names = QueryService.MEMORY_FLAG, paramLabel = "SIZE", description = "The heap all running queries together"
-      + " may hold for the shards' answers and what is made of them, e.g. 200m; over it a query gets 429 (default: 40%"
+      + " may hold for the shards' answers and what is made of them, e.g. 200m; over it a query gets 429 (default: 40%%"
       + " of the heap).")
   String queryMemory;
 

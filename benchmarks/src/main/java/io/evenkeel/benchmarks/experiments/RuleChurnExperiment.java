@@ -1,10 +1,10 @@
 package io.evenkeel.benchmarks.experiments;
 
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
-import io.evenkeel.benchmarks.replay.SinglesDayReplayer;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.workload.SinglesDayReplayer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -19,9 +19,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.lucene.util.IOUtils;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * How often the routing rules change under a Single's-Day replay on {@code bin/evenkeel local}: the replayer the

@@ -1,11 +1,11 @@
 package io.evenkeel.benchmarks.experiments;
 
 import io.evenkeel.benchmarks.peer.EvenkeelPeer;
-import io.evenkeel.benchmarks.replay.ChangeProducer;
 import io.evenkeel.benchmarks.report.ExperimentOutput;
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.workload.ChangeProducer;
+import io.evenkeel.workload.RowGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -20,9 +20,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.util.IOUtils;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Small tenants' write-to-searchable delay while one tenant surges to 100 times the mean tenant's rate, with the

@@ -1,6 +1,5 @@
 package io.evenkeel.benchmarks.ingest;
 
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.embedded.KafkaBroker;
@@ -22,6 +21,7 @@ import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.server.ShardServer;
 import io.evenkeel.shard.translog.Durability;
+import io.evenkeel.workload.RowGenerator;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.evenkeel.benchmarks.jmh;
 
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.workload.RowGenerator;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

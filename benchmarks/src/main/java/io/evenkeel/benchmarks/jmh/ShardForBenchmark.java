@@ -1,9 +1,9 @@
 package io.evenkeel.benchmarks.jmh;
 
-import io.evenkeel.benchmarks.trace.ZipfTenants;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
+import io.evenkeel.workload.ZipfTenants;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.rng.UniformRandomProvider;
 import org.apache.commons.rng.simple.RandomSource;

@@ -7,6 +7,7 @@ import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.cluster.state.ClusterStateClient;
 import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.launcher.local.StackPorts;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.protocol.RuleProtocolConfig;
 import io.evenkeel.router.rules.RuleList;
@@ -14,7 +15,6 @@ import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,7 +67,7 @@ public final class EvenkeelPeer implements AutoCloseable {
   /** Starts {@code bin/evenkeel local --no-replay} with {@code localArgs} and waits until it is ready. */
   public static EvenkeelPeer start(Path repo, Path dataDir, List<String> localArgs)
       throws IOException, InterruptedException {
-    int base = freeBasePort();
+    int base = StackPorts.freeBase();
     List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString(), "local", "--no-replay",
         "--base-port", Integer.toString(base), "--data-dir", dataDir.toString(), "--status-interval", "10s"));
     command.addAll(localArgs);
@@ -182,32 +182,6 @@ public final class EvenkeelPeer implements AutoCloseable {
       launcher.descendants().forEach(all::add);
     });
     return all;
-  }
-
-  /**
-   * A base port with the stack's ports (+0..+4, +10..+19) free now, below Linux's ephemeral range (32768 and up):
-   * there, a client connection of this machine could take one before the stack binds it.
-   */
-  public static int freeBasePort() throws IOException {
-    java.util.Random random = new java.util.Random();
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + random.nextInt(12_700);
-      if (allFree(base)) {
-        return base;
-      }
-    }
-    throw new IOException("no free range of 20 ports on loopback");
-  }
-
-  private static boolean allFree(int base) {
-    for (int port = base; port < base + 20; port++) {
-      try (ServerSocket socket = new ServerSocket(port)) {
-        socket.setReuseAddress(true);
-      } catch (IOException taken) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** SIGTERM to the launcher, which stops its components in reverse order. */

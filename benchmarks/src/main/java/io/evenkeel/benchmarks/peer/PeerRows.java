@@ -2,8 +2,8 @@ package io.evenkeel.benchmarks.peer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.schemas.TransactionLogChange;
+import io.evenkeel.workload.RowGenerator;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -6,7 +6,6 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.expr.TableRow;
@@ -19,6 +18,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.translog.Durability;
+import io.evenkeel.workload.RowGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

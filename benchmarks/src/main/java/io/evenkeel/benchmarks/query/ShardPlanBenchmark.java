@@ -2,7 +2,6 @@ package io.evenkeel.benchmarks.query;
 
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.intArg;
 
-import io.evenkeel.benchmarks.trace.RowGenerator;
 import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
@@ -18,6 +17,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.ShardIndex;
 import io.evenkeel.shard.search.ShardSearch;
 import io.evenkeel.shard.translog.Durability;
+import io.evenkeel.workload.RowGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.evenkeel.benchmarks.replay;
 
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.workload.SinglesDayTrace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +12,9 @@ import java.util.concurrent.Callable;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.specific.SpecificDatumWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Writes Single's-Day traces to files: Avro container files of {@code TransactionLogChange}s ({@link

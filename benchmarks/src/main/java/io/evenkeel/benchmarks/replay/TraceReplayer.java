@@ -2,6 +2,7 @@ package io.evenkeel.benchmarks.replay;
 
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.AvroTrust;
+import io.evenkeel.workload.ChangeProducer;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
@@ -10,10 +11,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.file.DataFileReader;
 import org.apache.avro.specific.SpecificDatumReader;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Streams a trace file ({@link TraceGenerator}) into the ingest topic: at the trace's own pace (its surge included),

@@ -1,10 +1,10 @@
 package io.evenkeel.benchmarks.simulator;
 
 import io.evenkeel.benchmarks.report.Stats;
-import io.evenkeel.benchmarks.trace.ZipfTenants;
 import io.evenkeel.router.planner.BalancePlanner;
 import io.evenkeel.router.planner.OffsetSizeGovernor;
 import io.evenkeel.router.policy.RoutingPolicy;
+import io.evenkeel.workload.ZipfTenants;
 import java.util.Arrays;
 import java.util.DoubleSummaryStatistics;
 import java.util.HashMap;

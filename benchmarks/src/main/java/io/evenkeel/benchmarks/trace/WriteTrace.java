@@ -1,5 +1,6 @@
 package io.evenkeel.benchmarks.trace;
 
+import io.evenkeel.workload.ZipfTenants;
 import org.apache.commons.rng.simple.RandomSource;
 
 /**

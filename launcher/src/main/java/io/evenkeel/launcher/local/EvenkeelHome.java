@@ -30,8 +30,10 @@ public record EvenkeelHome(Path root) {
     return require(root.resolve("query-service/target/query-service.jar"));
   }
 
-  public Path benchmarksJar() {
-    return require(root.resolve("benchmarks/target/benchmarks.jar"));
+  /** The launcher's own classpath (the replayer runs on it): its jar and target/lib/*. */
+  public String launcherClasspath() {
+    return require(root.resolve("launcher/target/evenkeel-launcher.jar")) + ":"
+        + require(root.resolve("launcher/target/lib")) + "/*";
   }
 
   /** The ingest job's classpath for a local Flink environment: its jar and target/lib/*. */

@@ -27,9 +27,9 @@ import picocli.CommandLine.Option;
 
 /** {@code evenkeel local}: a complete Evenkeel on loopback, supervised until Ctrl-C, {@code --duration} or a death. */
 @Command(name = "local", mixinStandardHelpOptions = true,
-    description = {"Starts ZooKeeper, a KRaft Kafka broker, the shard servers, the Flink ingest job (with its web UI) "
-        + "and, unless --no-replay, a Single's-Day replayer, each as its own process; prints a status line every few "
-        + "seconds; Ctrl-C stops everything in reverse order.",
+    description = {"Starts ZooKeeper, a KRaft Kafka broker, the shard servers, the Flink ingest job (with its web UI), "
+        + "the query service (SQL and the console) and, unless --no-replay, a Single's-Day replayer, each as its own "
+        + "process; prints a status line every few seconds; Ctrl-C stops everything in reverse order.",
         "Data and logs live in --data-dir; a restart on it keeps the data."})
 public final class LocalCommand implements Callable<Integer> {
 
@@ -138,9 +138,6 @@ public final class LocalCommand implements Callable<Integer> {
     // Fail on missing jars before starting anything.
     home.shardServerJar();
     home.ingestJobClasspath();
-    if (options.replay()) {
-      home.benchmarksJar();
-    }
     if (options.cdc() != null) {
       home.cdcClasspath();
     }

@@ -87,6 +87,18 @@ final class LocalStack implements AutoCloseable {
     supervise(zookeeper.process());
     ready("zookeeper", zookeeper.connectString(), t);
 
+    // Shard servers need only ZooKeeper: they start while Kafka does (each is a JVM start plus opening its shards).
+    List<StackInfo.ShardServer> servers = new ArrayList<>();
+    List<ShardServerProcess> shardProcesses = new ArrayList<>();
+    long shardsStarted = step("shard servers");
+    for (int i = 0; i < ports.shardServers(); i++) {
+      ShardServerProcess server = launchShardServer(i,
+          List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
+      shardProcesses.add(server);
+      servers.add(new StackInfo.ShardServer("127.0.0.1:" + ports.shardServer(i), layout.firstShard(i),
+          layout.lastShard(i)));
+    }
+
     t = step("kafka");
     KafkaBroker.Builder kafkaBroker = KafkaBroker.builder(options.dataDir().resolve("kafka"))
         .ports(ports.kafka(), ports.kafkaController()).log(log("kafka")).readyTimeout(READY_TIMEOUT);
@@ -99,21 +111,10 @@ final class LocalStack implements AutoCloseable {
     kafka.ensureTopic(options.topic(), StackOptions.TOPIC_PARTITIONS);
     ready("kafka", kafka.bootstrapServers() + ", topic " + options.topic(), t);
 
-    // Shard servers start together: each is a JVM start plus opening its shards, mostly waiting.
-    List<StackInfo.ShardServer> servers = new ArrayList<>();
-    List<ShardServerProcess> shardProcesses = new ArrayList<>();
-    t = step("shard servers");
-    for (int i = 0; i < ports.shardServers(); i++) {
-      ShardServerProcess server = launchShardServer(i,
-          List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
-      shardProcesses.add(server);
-      servers.add(new StackInfo.ShardServer("127.0.0.1:" + ports.shardServer(i), layout.firstShard(i),
-          layout.lastShard(i)));
-    }
     for (int i = 0; i < shardProcesses.size(); i++) {
       shardProcesses.get(i).awaitReady(READY_TIMEOUT);
       ready("shard-server-" + i, servers.get(i).address() + " (shards " + layout.firstShard(i) + "-"
-          + layout.lastShard(i) + ")", t);
+          + layout.lastShard(i) + ")", shardsStarted);
     }
 
     if (options.cdc() != null) {
@@ -170,37 +171,40 @@ final class LocalStack implements AutoCloseable {
       ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
       return ingest;
     });
-    relaunchers.get("ingest-job").call();
-    ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
 
-    t = step("query-service");
     String queryService = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.queryService();
     // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
+    Callable<ChildProcess> launchQuery = () -> supervise(ChildProcess.start("query-service",
+        JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
+            .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
+                "--placement", placement, "--policy", options.policy(),
+                "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+                // The console shows the job's window summaries and links to its UI.
+                "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+            .args(kafkaArgs)
+            .args(security != null ? security.clientArgs("query") : List.of())
+            .args(security != null ? security.httpsArgs() : List.of())
+            .args(security != null ? security.zookeeperArgs() : List.of())
+            .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
+            .toList(), log("query-service")));
     relaunchers.put("query-service", () -> {
-      ChildProcess query = supervise(ChildProcess.start("query-service", JavaCommand.jar(home.queryServiceJar())
-          .heap("512m").jvmOptions(jvmFlags)
-          .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
-              "--placement", placement, "--policy", options.policy(),
-              "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
-              // The console shows the job's window summaries and links to its UI.
-              "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
-          .args(kafkaArgs)
-          .args(security != null ? security.clientArgs("query") : List.of())
-          .args(security != null ? security.httpsArgs() : List.of())
-          .args(security != null ? security.zookeeperArgs() : List.of())
-          .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
-          .toList(), log("query-service")));
+      ChildProcess query = launchQuery.call();
       query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
       return query;
     });
-    relaunchers.get("query-service").call();
-    ready("query-service", queryService + "/sql, console at " + queryService + "/console", t);
+    // The query service starts while the job does: neither waits for the other.
+    long queryStarted = step("query-service");
+    ChildProcess query = launchQuery.call();
+    relaunchers.get("ingest-job").call();
+    ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
+    query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
+    ready("query-service", queryService + "/sql, console at " + queryService + "/console", queryStarted);
 
     if (options.replay()) {
       t = step("replayer");
       ChildProcess replayer = supervise(ChildProcess.start("replayer",
-          JavaCommand.mainClass("io.evenkeel.benchmarks.replay.SinglesDayReplayer")
-              .classpath(home.benchmarksJar().toString()).heap("256m").jvmOptions(jvmFlags)
+          JavaCommand.mainClass("io.evenkeel.workload.SinglesDayReplayer")
+              .classpath(home.launcherClasspath()).heap("256m").jvmOptions(jvmFlags)
               .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
                   "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
                   "--theta", Double.toString(options.theta()))

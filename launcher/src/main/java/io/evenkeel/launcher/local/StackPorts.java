@@ -1,5 +1,9 @@
 package io.evenkeel.launcher.local;
 
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.Random;
+
 /**
  * The stack's fixed loopback ports, all from one base port, so that a restart finds every component where it was
  * and shard placement can be static: base+0 ZooKeeper, +1 Kafka, +2 Kafka's KRaft controller, +3 the Flink web UI,
@@ -39,5 +43,31 @@ public record StackPorts(int base, int shardServers) {
 
   public int shardServer(int index) {
     return base + 10 + index;
+  }
+
+  /**
+   * A base port with the stack's ports (+0..+4, +10..+19) free now, below Linux's ephemeral range (32768 and up):
+   * there, a client connection of this machine could take one before the stack binds it.
+   */
+  public static int freeBase() throws IOException {
+    Random random = new Random();
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = 20_000 + random.nextInt(12_700);
+      if (allFree(base)) {
+        return base;
+      }
+    }
+    throw new IOException("no free range of 20 ports on loopback");
+  }
+
+  private static boolean allFree(int base) {
+    for (int port = base; port < base + 20; port++) {
+      try (ServerSocket socket = new ServerSocket(port)) {
+        socket.setReuseAddress(true);
+      } catch (IOException taken) {
+        return false;
+      }
+    }
+    return true;
   }
 }

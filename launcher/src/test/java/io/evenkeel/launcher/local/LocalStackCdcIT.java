@@ -2,7 +2,6 @@ package io.evenkeel.launcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.embedded.MariaDbServer;
 import io.evenkeel.query.testing.QueryGenerator;
 import io.evenkeel.query.testing.ReferenceDatabase;
@@ -99,7 +98,7 @@ class LocalStackCdcIT {
     }
     insert(rows);
 
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     long started = System.nanoTime();
     stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", dir.resolve("data").toString(), "--replicas", "0", "--shards", "4", "--status-interval", "5s",

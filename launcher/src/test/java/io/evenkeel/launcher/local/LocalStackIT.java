@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
-import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.cluster.client.ClientTls;
 import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
@@ -68,8 +67,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 
 /**
- * {@code bin/evenkeel local} as a user runs it: a process on ports chosen at run time, from the built jars. Until
- * the query service is part of the stack, what arrived is read from the shard servers themselves (gRPC Search).
+ * {@code bin/evenkeel local} as a user runs it: a process on ports chosen at run time, from the built jars. What
+ * arrived is read both by SQL and from the shard servers themselves (gRPC Search), so a row on two shards shows.
  */
 class LocalStackIT {
   private static final int SERVERS = 3;
@@ -99,7 +98,7 @@ class LocalStackIT {
    */
   @Test
   void loadedRowsArriveExactlyAndSigintLeavesNoProcessBehind() throws Exception {
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     Path data = dir.resolve("data");
     long started = System.nanoTime();
     // Several shard servers, as on more machines (the default is one): the rows of each shard on its own server.
@@ -273,7 +272,7 @@ class LocalStackIT {
    */
   @Test
   void theReplayedDefaultStackServesUntilSigintAndLeavesNothing() throws Exception {
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     String[] admin = ApiKeys.newKey("ops", "admin");
     String[] shop = ApiKeys.newKey("shop7", "tenant 7");
     Path keys = dir.resolve("keys");
@@ -384,7 +383,7 @@ class LocalStackIT {
    */
   @Test
   void aStackWithADurationStopsByItselfOnceItHasRunThatLong() throws Exception {
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     stack = report.watch(StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir",
         dir.resolve("data").toString(), "--shard-servers", "1", "--replicas", "0", "--shards", "2",
         "--replay-rate", "100", "--status-interval", "2s", "--duration", "15s"));
@@ -417,7 +416,7 @@ class LocalStackIT {
    */
   @Test
   void aShardServerKilledUnderLoadLosesNoRowAndAnAddedOneTakesItsShare() throws Exception {
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     Path data = dir.resolve("data");
     stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", data.toString(), "--status-interval", "2s"));
@@ -531,7 +530,7 @@ class LocalStackIT {
    */
   @Test
   void aShardWriteCapacityMakesOneTenantsShardTheBottleneck() throws Exception {
-    int base = EvenkeelPeer.freeBasePort();
+    int base = StackPorts.freeBase();
     Path data = dir.resolve("data");
     stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", data.toString(), "--replicas", "0", "--shards", "4", "--policy", "hashing",
@@ -763,7 +762,6 @@ class LocalStackIT {
     }
   }
 
-  /** The rows of a query run through {@code evenkeel sql --json}. */
   /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
   private JsonNode sql(Path data, String query) throws Exception {
     List<String> args = new ArrayList<>(List.of("sql", "--json", "--data-dir", data.toString()));

@@ -149,7 +149,7 @@ public final class ShardServerMain implements Callable<Integer> {
 
   @Option(names = ShardServer.MEMORY_FLAG, paramLabel = "SIZE", description = "The heap all searches and fetches "
       + "together may hold (their groups, hits and answers), e.g. 200m; over it a call is refused as busy"
-      + " (default: 40% of the heap).")
+      + " (default: 40%% of the heap).")
   String readMemory;
 
   @Option(names = ShardServer.REQUEST_MEMORY_FLAG, paramLabel = "SIZE", description = "The heap one search or fetch"

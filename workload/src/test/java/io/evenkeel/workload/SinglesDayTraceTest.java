@@ -1,4 +1,4 @@
-package io.evenkeel.benchmarks.replay;
+package io.evenkeel.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,7 @@
-package io.evenkeel.launcher.experiments;
+package io.evenkeel.benchmarks.experiments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.benchmarks.experiments.SurgeExperiment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.evenkeel.benchmarks.trace;
+package io.evenkeel.workload;
 
 import org.apache.commons.rng.UniformRandomProvider;
 import org.apache.commons.rng.sampling.PermutationSampler;

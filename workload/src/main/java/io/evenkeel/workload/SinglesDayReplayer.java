@@ -1,4 +1,4 @@
-package io.evenkeel.benchmarks.replay;
+package io.evenkeel.workload;
 
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.InputStream;
@@ -8,9 +8,9 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Replays a Single's-Day-shaped workload into the ingest topic: a kickoff surge at several times the base rate,

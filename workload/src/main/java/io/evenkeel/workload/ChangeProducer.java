@@ -1,4 +1,4 @@
-package io.evenkeel.benchmarks.replay;
+package io.evenkeel.workload;
 
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
@@ -51,7 +51,7 @@ public final class ChangeProducer implements AutoCloseable {
   }
 
   /** Whether a send has failed: stop sending. */
-  boolean failed() {
+  public boolean failed() {
     return failure.get() != null;
   }
 

@@ -1,7 +1,5 @@
-package io.evenkeel.benchmarks.replay;
+package io.evenkeel.workload;
 
-import io.evenkeel.benchmarks.trace.RowGenerator;
-import io.evenkeel.benchmarks.trace.ZipfTenants;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.util.List;

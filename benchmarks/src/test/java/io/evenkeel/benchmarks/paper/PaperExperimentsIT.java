@@ -1,8 +1,7 @@
-package io.evenkeel.launcher.experiments;
+package io.evenkeel.benchmarks.paper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.benchmarks.paper.PaperExperiments;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -21,7 +20,7 @@ import picocli.CommandLine;
  * one rate point, one θ point with its queries and spread, an adaptivity replay, each on its own {@code bin/evenkeel
  * local} with capped shards) and the replication benchmark (one round of each mode on 2 servers and 2 shards with a
  * replica each, a kill -9 in each); the CSV files, charts and report sections are written and hold what the stacks
- * did. (In the launcher's tests: it runs {@code bin/evenkeel}, which needs every jar built.)
+ * did.
  */
 class PaperExperimentsIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();

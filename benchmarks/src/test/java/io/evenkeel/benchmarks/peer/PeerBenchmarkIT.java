@@ -1,8 +1,7 @@
-package io.evenkeel.launcher.peer;
+package io.evenkeel.benchmarks.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.evenkeel.benchmarks.peer.PeerBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -13,7 +12,7 @@ import picocli.CommandLine;
 /**
  * The peer benchmark's smoke mode, so that its command keeps working: a real OpenSearch node and the local stack
  * load the same few thousand rows and answer the same queries with the same row counts; the table and chart are
- * written. (In the launcher's tests: it runs {@code bin/evenkeel}, which needs every jar built.)
+ * written.
  */
 class PeerBenchmarkIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();

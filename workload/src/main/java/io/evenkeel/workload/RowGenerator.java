@@ -1,4 +1,4 @@
-package io.evenkeel.benchmarks.trace;
+package io.evenkeel.workload;
 
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
