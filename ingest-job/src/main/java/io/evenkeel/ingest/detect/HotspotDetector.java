@@ -7,7 +7,6 @@ import io.evenkeel.router.planner.OffsetSizeGovernor;
 import io.evenkeel.router.planner.OffsetSizeProposal;
 import io.evenkeel.router.planner.TenantTrend;
 import io.evenkeel.router.planner.WindowLoad;
-import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.schemas.RuleProposal;
 import io.evenkeel.schemas.ShardLoad;
 import io.evenkeel.schemas.TenantShare;
@@ -16,7 +15,6 @@ import io.evenkeel.schemas.codec.AvroTrust;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -33,8 +31,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
   private transient OffsetSizeGovernor governor;
   /** The monitor lists every tenant above this share of the writes (see {@link IngestSettings#monitorReportShare}). */
   private transient double reportShare;
-  private transient CuratorFramework zookeeper;
-  private transient RuleListClient rules;
+  private transient CommittedRules rules;
   private transient MapState<Long, TenantTrend> trends;
   private transient volatile double topShare;
   private transient volatile long topTenant;
@@ -51,9 +48,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
     governor = new OffsetSizeGovernor(planner, ShardFormula.standard(settings.numShards),
         settings.governorSettings());
     reportShare = settings.monitorReportShare();
-    zookeeper = settings.startZooKeeperClient();
-    rules = new RuleListClient(zookeeper, settings.protocolConfig());
-    rules.start();
+    rules = CommittedRules.open(settings);
     trends = getRuntimeContext().getMapState(new MapStateDescriptor<>("tenant-trends", Long.class, TenantTrend.class));
     getRuntimeContext().getMetricGroup().gauge("topTenantShare", () -> topShare);
     getRuntimeContext().getMetricGroup().gauge("topTenant", () -> topTenant);
@@ -108,9 +103,6 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
   public void close() {
     if (rules != null) {
       rules.close();
-    }
-    if (zookeeper != null) {
-      zookeeper.close();
     }
   }
 }

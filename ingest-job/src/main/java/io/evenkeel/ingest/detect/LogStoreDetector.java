@@ -3,7 +3,6 @@ package io.evenkeel.ingest.detect;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.router.hashing.ShardFormula;
 import io.evenkeel.router.planner.LogStorePlanner;
-import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.router.rules.ShardTable;
 import io.evenkeel.schemas.RuleProposal;
@@ -16,7 +15,6 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -38,8 +36,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
   private final IngestSettings settings;
   private transient LogStorePlanner planner;
   private transient ShardFormula formula;
-  private transient CuratorFramework zookeeper;
-  private transient RuleListClient rules;
+  private transient CommittedRules rules;
   private transient ValueState<Integer> overloadedStreak;
   private transient ValueState<Long> lastPlannedAt;
 
@@ -52,9 +49,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
     AvroTrust.install();
     formula = ShardFormula.standard(settings.numShards);
     planner = new LogStorePlanner(formula);
-    zookeeper = settings.startZooKeeperClient();
-    rules = new RuleListClient(zookeeper, settings.protocolConfig());
-    rules.start();
+    rules = CommittedRules.open(settings);
     overloadedStreak = getRuntimeContext().getState(new ValueStateDescriptor<>("overloaded-streak", Integer.class));
     lastPlannedAt = getRuntimeContext().getState(new ValueStateDescriptor<>("last-planned-at", Long.class));
   }
@@ -127,9 +122,6 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
   public void close() {
     if (rules != null) {
       rules.close();
-    }
-    if (zookeeper != null) {
-      zookeeper.close();
     }
   }
 }

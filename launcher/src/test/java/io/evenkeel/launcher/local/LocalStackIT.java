@@ -1,5 +1,6 @@
 package io.evenkeel.launcher.local;
 
+import static io.evenkeel.launcher.local.EvenkeelCommand.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,6 +12,7 @@ import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.embedded.KafkaBroker;
+import io.evenkeel.launcher.local.EvenkeelCommand.Run;
 import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.testing.ConsolePage;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -19,7 +21,6 @@ import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.SearchRequest;
 import io.evenkeel.schemas.shard.SearchResponse;
-import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -36,15 +37,12 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
@@ -152,8 +150,8 @@ class LocalStackIT {
     Files.writeString(stops, row(99_999, 1, 0) + "\n" + row(99_999, 2, 0) + "\n{\"tenant_id\": 99999, \"row_id\": 3\n"
         + row(99_999, 4, 0) + "\n");
     Run stopped = evenkeel("load", stops.toString(), "--data-dir", data.toString(), "--key-file", adminKey.toString());
-    assertThat(stopped.exitCode).as(stopped.output).isEqualTo(1);
-    assertThat(stopped.output).contains("stopped at line 3: bad JSON").contains("2 rows were sent before it");
+    assertThat(stopped.exitCode()).as(stopped.output()).isEqualTo(1);
+    assertThat(stopped.output()).contains("stopped at line 3: bad JSON").contains("2 rows were sent before it");
     expected.put(List.of(99_999L, 1L), summary(row(99_999, 1, 0)));
     expected.put(List.of(99_999L, 2L), summary(row(99_999, 2, 0)));
 
@@ -170,11 +168,11 @@ class LocalStackIT {
     }
     Run load = evenkeel("load", rows.toString(), "--data-dir", data.toString(), "--skip-bad", "--wait",
         "--key-file", adminKey.toString());
-    assertThat(load.exitCode).as(load.output).isEqualTo(0);
-    assertThat(load.output).contains("loaded 50,000 rows").contains("skipped 3 malformed lines")
+    assertThat(load.exitCode()).as(load.output()).isEqualTo(0);
+    assertThat(load.output()).contains("loaded 50,000 rows").contains("skipped 3 malformed lines")
         .contains("row_id must be an integer; got string \"not a number\"");
-    assertThat(load.output).contains("all 50,000 loaded rows searchable");
-    load.output.lines().filter(l -> l.startsWith("loaded") || l.startsWith("all ")).forEach(System.out::println);
+    assertThat(load.output()).contains("all 50,000 loaded rows searchable");
+    load.output().lines().filter(l -> l.startsWith("loaded") || l.startsWith("all ")).forEach(System.out::println);
     // --wait returned: the shards hold exactly the file's rows now, without waiting further.
     assertThat(shardContents()).isEqualTo(expected);
 
@@ -195,7 +193,7 @@ class LocalStackIT {
     }
     Run second = evenkeel("load", changes.toString(), "--data-dir", data.toString(), "--wait", "--key-file",
         adminKey.toString());
-    assertThat(second.exitCode).as(second.output).isEqualTo(0);
+    assertThat(second.exitCode()).as(second.output()).isEqualTo(0);
     assertThat(shardContents()).isEqualTo(expected);
 
     // The same through SQL: counts per tenant, and the rows of a few tenants.
@@ -295,22 +293,22 @@ class LocalStackIT {
 
     // --api-keys: sql without a key is refused; with the admin's key file it reads; a tenant key stays in its tenant.
     Run denied = evenkeel("sql", "--data-dir", data.toString(), "SELECT COUNT(*) FROM transaction_logs");
-    assertThat(denied.exitCode).as(denied.output).isNotZero();
-    assertThat(denied.output).contains("401");
+    assertThat(denied.exitCode()).as(denied.output()).isNotZero();
+    assertThat(denied.output()).contains("401");
     Run allowed = evenkeel("sql", "--data-dir", data.toString(), "--key-file", adminKey.toString(),
         "SELECT COUNT(*) FROM transaction_logs");
-    assertThat(allowed.exitCode).as(allowed.output).isEqualTo(0);
+    assertThat(allowed.exitCode()).as(allowed.output()).isEqualTo(0);
     Path shopKey = dir.resolve("shop.key");
     Files.writeString(shopKey, shop[0]);
     Run tenant = evenkeel("sql", "--json", "--data-dir", data.toString(), "--key-file", shopKey.toString(),
         "SELECT DISTINCT tenant_id FROM transaction_logs");
-    assertThat(tenant.exitCode).as(tenant.output).isEqualTo(0);
-    for (JsonNode row : new ObjectMapper().readTree(tenant.output).get("rows")) {
+    assertThat(tenant.exitCode()).as(tenant.output()).isEqualTo(0);
+    for (JsonNode row : new ObjectMapper().readTree(tenant.output()).get("rows")) {
       assertThat(row.get(0).asLong()).isEqualTo(7);
     }
     Run other = evenkeel("sql", "--data-dir", data.toString(), "--key-file", shopKey.toString(),
         "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 8");
-    assertThat(other.output).contains("403");
+    assertThat(other.output()).contains("403");
 
     // The status line: the replayed rows on the shards, every replica in sync.
     stack.awaitOutput("8 primaries, 8 replicas (8 in sync", 180);
@@ -408,160 +406,6 @@ class LocalStackIT {
         l.replaceAll(".* ([\\d,]+) docs .*", "$1").replace(",", ""))).reduce((a, b) -> b).orElse(0L);
   }
 
-  /**
-   * The whole pipeline through a failover: a shard server is killed with -9 while {@code load --wait} runs; the
-   * replicas of its primaries take over, the load completes with every row searchable exactly once, and the server,
-   * restarted by the launcher, rejoins as a replica and gets in sync. Then {@code add-server} adds a third server to
-   * the running stack: the master moves its share of copies onto it while every query answers every row.
-   */
-  @Test
-  void aShardServerKilledUnderLoadLosesNoRowAndAnAddedOneTakesItsShare() throws Exception {
-    int base = StackPorts.freeBase();
-    Path data = dir.resolve("data");
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
-        "--data-dir", data.toString(), "--status-interval", "2s"));
-    stack.awaitOutput("Evenkeel is ready", 180);
-    stack.awaitOutput("8 primaries, 8 replicas (8 in sync", 180);
-    int rows = 40_000;
-    Path file = dir.resolve("failover.jsonl");
-    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
-      for (int i = 0; i < rows; i++) {
-        out.println(row(2_000 + i % 300, i, 0));
-      }
-    }
-    ProcessHandle victim = stack.process.descendants().filter(p -> p.info().commandLine().orElse("")
-        .contains("--port " + (base + 10))).findFirst().orElseThrow();
-    Run[] load = new Run[1];
-    long started = System.nanoTime();
-    Thread loader = new Thread(() -> {
-      try {
-        load[0] = evenkeel("load", file.toString(), "--data-dir", data.toString(), "--wait");
-      } catch (Exception e) {
-        load[0] = new Run(-1, e.toString());
-      }
-    });
-    loader.start();
-    // Killed under load: once its copies hold some of the rows (a new JVM may take seconds to send the first).
-    ShardAddress victimAddress = new ShardAddress("127.0.0.1", base + 10);
-    long loadDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    while (docsOn(victimAddress) == 0) {
-      assertThat(System.nanoTime()).as("the load's first rows on shard-server-0").isLessThan(loadDeadline);
-      Thread.sleep(20);
-    }
-    long killedAfter = System.nanoTime() - started;
-    new ProcessBuilder("kill", "-9", Long.toString(victim.pid())).start().waitFor(10, TimeUnit.SECONDS);
-    loader.join(TimeUnit.MINUTES.toMillis(4));
-    assertThat(load[0]).as("load --wait returned").isNotNull();
-    assertThat(load[0].exitCode).as(load[0].output).isEqualTo(0);
-    assertThat(load[0].output).contains("all 40,000 loaded rows searchable");
-    System.out.printf("failover under load: %,d rows loaded and searchable in %.1f s with shard-server-0 killed "
-        + "%.1f s in%n", rows, (System.nanoTime() - started) / 1e9, killedAfter / 1e9);
-    JsonNode counted = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
-    assertThat(counted.get(0).get(0).asLong()).as("every row exactly once").isEqualTo(rows);
-    assertThat(counted.get(0).get(1).asLong()).isEqualTo(rows);
-    assertThat(String.join("\n", stack.output)).contains("shard-server-0 died");
-    stack.awaitOutput("shard-server-0 restarted", 180);
-    int restartedAt = stack.output.size();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-    while (stack.output.subList(restartedAt, stack.output.size()).stream()
-        .noneMatch(l -> l.contains("8 replicas (8 in sync"))) {
-      assertThat(System.nanoTime()).as("the restarted server's replicas get in sync; output:\n%s",
-          String.join("\n", stack.output)).isLessThan(deadline);
-      Thread.sleep(500);
-    }
-
-    // A third server joins the running stack while queries run: the master moves copies onto it (primaries by
-    // handover), and every query meanwhile answers every row.
-    String queryService = StackInfo.read(data).queryService();
-    HttpClient http = HttpClient.newHttpClient();
-    List<String> wrongAnswers = Collections.synchronizedList(new ArrayList<>());
-    AtomicInteger queries = new AtomicInteger();
-    AtomicBoolean querying = new AtomicBoolean(true);
-    Thread reader = new Thread(() -> {
-      while (querying.get()) {
-        try {
-          HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(queryService + "/sql"))
-              .POST(HttpRequest.BodyPublishers.ofString("{\"sql\": \"SELECT COUNT(*) FROM transaction_logs\"}"))
-              .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
-          JsonNode body = new ObjectMapper().readTree(answer.body());
-          if (answer.statusCode() != 200 || body.at("/rows/0/0").asLong() != rows) {
-            wrongAnswers.add(answer.statusCode() + " " + answer.body());
-          }
-          queries.incrementAndGet();
-          Thread.sleep(100);
-        } catch (IOException | InterruptedException e) {
-          wrongAnswers.add(e.toString());
-        }
-      }
-    });
-    reader.start();
-    long adding = System.nanoTime();
-    Run add = evenkeel("add-server", "--data-dir", data.toString());
-    querying.set(false);
-    reader.join();
-    System.out.printf("add server: %s%n%d queries while the copies moved (%.1f s), %d wrong%n",
-        add.output.lines().filter(l -> l.startsWith("balanced")).findFirst().orElse("not balanced"), queries.get(),
-        (System.nanoTime() - adding) / 1e9, wrongAnswers.size());
-    assertThat(add.exitCode).as(add.output).isEqualTo(0);
-    assertThat(add.output).contains("shard server 127.0.0.1:" + (base + 12) + " joined")
-        .containsPattern("balanced in [0-9.]+ s: copies per server 127.0.0.1:\\d+ [56], 127.0.0.1:\\d+ [56], "
-            + "127.0.0.1:" + (base + 12) + " [56];");
-    assertThat(wrongAnswers).as("queries while copies moved").isEmpty();
-    assertThat(queries.get()).isPositive();
-    assertThat(String.join("\n", stack.output)).contains("shard-server-2  ready");
-    JsonNode afterMoves = sql(data, "SELECT COUNT(*), COUNT(DISTINCT row_id) FROM transaction_logs");
-    assertThat(afterMoves.get(0).get(0).asLong()).as("every row exactly once after the moves").isEqualTo(rows);
-    assertThat(afterMoves.get(0).get(1).asLong()).isEqualTo(rows);
-
-    // The query service holds no data: dead (it exits on OutOfMemoryError), the launcher starts it again.
-    stack.process.descendants().filter(p -> p.info().commandLine().orElse("").contains("query-service.jar"))
-        .findFirst().orElseThrow().destroyForcibly();
-    stack.awaitOutput("query-service restarted", 180);
-    assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs").get(0).get(0).asLong()).isEqualTo(rows);
-    new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
-    assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT; output:\n%s",
-        String.join("\n", stack.output)).isTrue();
-  }
-
-  /**
-   * {@code --shard-write-capacity} makes a shard the bottleneck, as ESDB's skew experiments need on a small machine:
-   * under hashing one tenant's 10,000 rows all go to one shard, which indexes at most 1,000 a second, so they take at
-   * least 10 s to be searchable (12.3 s here; 3.4 s without the capacity); and all of them are.
-   */
-  @Test
-  void aShardWriteCapacityMakesOneTenantsShardTheBottleneck() throws Exception {
-    int base = StackPorts.freeBase();
-    Path data = dir.resolve("data");
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
-        "--data-dir", data.toString(), "--replicas", "0", "--shards", "4", "--policy", "hashing",
-        "--shard-write-capacity", "1000"));
-    stack.awaitOutput("Evenkeel is ready", 180);
-    int rows = 10_000;
-    Path file = dir.resolve("one-tenant.jsonl");
-    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
-      for (int i = 0; i < rows; i++) {
-        out.println(row(77, i, 0));
-      }
-    }
-    long started = System.nanoTime();
-    Run load = evenkeel("load", file.toString(), "--data-dir", data.toString(), "--wait");
-    double seconds = (System.nanoTime() - started) / 1e9;
-    assertThat(load.exitCode).as(load.output).isEqualTo(0);
-    assertThat(load.output).contains("all 10,000 loaded rows searchable");
-    assertThat(seconds).as("10,000 rows through one shard at 1,000 a second").isGreaterThanOrEqualTo(10);
-    System.out.printf("one tenant's %,d rows through a shard of 1,000 changes/s: searchable in %.1f s%n", rows,
-        seconds);
-    assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 77").get(0).get(0).asLong())
-        .isEqualTo(rows);
-  }
-
-  private static String row(long tenant, long row, int revision) {
-    return String.format("{\"tenant_id\": %d, \"row_id\": %d, \"created_time\": %d, \"status\": %d, "
-            + "\"seller_nick\": \"seller-%d\", \"title\": \"item %d rev %d\", \"price\": \"%d.%02d\", \"quantity\": %d}",
-        tenant, row, 1_700_000_000_000L + row, (row + revision) % 5, tenant, row, revision, row % 1000, row % 100,
-        1 + revision + row % 7);
-  }
-
   /** The columns a row's line sets, as the shards must return them. */
   private static String summary(String line) {
     String title = line.replaceAll(".*\"title\": \"([^\"]*)\".*", "$1");
@@ -573,20 +417,6 @@ class LocalStackIT {
 
   private static String summary(TransactionLogChange row) {
     return row.getStatus() + "|" + row.getTitle() + "|" + row.getPrice().toPlainString() + "|" + row.getQuantity();
-  }
-
-  /** The documents of every copy on {@code server}, 0 while it answers none. */
-  private long docsOn(ShardAddress server) {
-    long docs = 0;
-    for (int shard = 0; shard < 8; shard++) {
-      try {
-        docs += cluster.blockingStub(server).withDeadlineAfter(2, TimeUnit.SECONDS)
-            .stats(StatsRequest.newBuilder().setShard(shard).build()).getDocs();
-      } catch (StatusRuntimeException notHere) {
-        // Not a copy of this server's, or not answering yet.
-      }
-    }
-    return docs;
   }
 
   /** Every row on the shards (read over gRPC), failing on a row found on two shards. */
@@ -764,24 +594,10 @@ class LocalStackIT {
 
   /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
   private JsonNode sql(Path data, String query) throws Exception {
-    List<String> args = new ArrayList<>(List.of("sql", "--json", "--data-dir", data.toString()));
-    if (adminKey != null) {
-      args.addAll(List.of("--key-file", adminKey.toString()));
-    }
-    args.add(query);
-    Run run = evenkeel(args.toArray(String[]::new));
-    assertThat(run.exitCode).as(run.output).isEqualTo(0);
-    return new ObjectMapper().readTree(run.output).get("rows");
+    return EvenkeelCommand.sqlRows(dir, data, adminKey, query);
   }
 
-  private record Run(int exitCode, String output) {}
-
   private Run evenkeel(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(StackProcess.REPO.resolve("bin/evenkeel").toString()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-    String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
-    return new Run(process.exitValue(), text);
+    return EvenkeelCommand.run(dir, args);
   }
 }
