@@ -25,6 +25,9 @@ import picocli.CommandLine.Option;
     description = "Runs every experiment of ESDB's evaluation (figs. 10 to 18), one after another, and regenerates"
         + " their sections of the report.")
 public final class PaperExperiments implements Callable<Integer> {
+  private static final List<String> PARTS = List.of("optimizer", "frequency-index", "stacks", "simulator",
+      "replication");
+
   @Option(names = "--scale", defaultValue = "full",
       description = "full (about 2.5 hours here) or smoke (each part at its test scale: minutes). (default:"
           + " ${DEFAULT-VALUE})")
@@ -43,6 +46,11 @@ public final class PaperExperiments implements Callable<Integer> {
   @Option(names = "--work", description = "The real stacks' traces and data (default: a temporary directory).")
   Path work;
 
+  @Option(names = "--parts", split = ",", defaultValue = "optimizer,frequency-index,stacks,simulator,replication",
+      description = "The parts to run, in this order whatever the order given: optimizer, frequency-index, stacks,"
+          + " simulator, replication (default: all).")
+  List<String> parts;
+
   public static void main(String[] args) {
     AvroTrust.install();
     System.exit(new CommandLine(new PaperExperiments()).execute(args));
@@ -55,22 +63,27 @@ public final class PaperExperiments implements Callable<Integer> {
       case "smoke" -> true;
       default -> throw new CommandLine.ParameterException(new CommandLine(this), "--scale is full or smoke");
     };
+    for (String part : parts) {
+      if (!PARTS.contains(part)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--parts takes " + PARTS + "; got: " + part);
+      }
+    }
     String paper = out == null ? "benchmarks/results/paper" : out.toString();
     String results = out == null ? "benchmarks/results" : out.toString();
     List<String> common = List.of("--report", report.toString());
 
-    part("optimizer on and off [fig. 17]", () -> {
+    part("optimizer", "optimizer on and off [fig. 17]", () -> {
       QueryOptimizerBenchmark.main(args(common, smoke
           ? new String[] {"--rows", "20000", "--queries", "16", "--top", "2", "--window", "10,100", "--out", paper}
           : new String[] {"--out", paper}));
       return 0;
     });
-    part("frequency-based index on and off [fig. 18]", () -> {
+    part("frequency-index", "frequency-based index on and off [fig. 18]", () -> {
       FrequencyIndexBenchmark.main(args(common, smoke ? new String[] {"--rows", "20000", "--queries", "20",
           "--reindex-rate", "20000", "--out", paper} : new String[] {"--out", paper}));
       return 0;
     });
-    part("real stacks [figs. 10, 11, 12, 13d, 14, 16]", () -> {
+    part("stacks", "real stacks [figs. 10, 11, 12, 13d, 14, 16]", () -> {
       List<String> stack = new ArrayList<>(List.of("--scale", smoke ? "smoke" : "full", "--repo", repo.toString(),
           "--out", paper));
       if (work != null) {
@@ -79,10 +92,10 @@ public final class PaperExperiments implements Callable<Integer> {
       return new CommandLine(new StackExperiments()).execute(args(common, stack.toArray(String[]::new)));
     });
     // After the real stacks: the simulator at paper scale takes the costs their calibration measured.
-    part("simulator at paper scale [figs. 10-14]", () -> new CommandLine(new SimulatedExperiments())
+    part("simulator", "simulator at paper scale [figs. 10-14]", () -> new CommandLine(new SimulatedExperiments())
         .execute(args(common, "--scale", smoke ? "smoke" : "paper", "--out", paper)));
-    part("physical against logical replication [fig. 15]", () -> new CommandLine(new ReplicationBenchmark())
-        .execute(args(common, smoke
+    part("replication", "physical against logical replication [fig. 15]",
+        () -> new CommandLine(new ReplicationBenchmark()).execute(args(common, smoke
             ? new String[] {"--rows", "2000", "--tenants", "50", "--rounds", "1", "--shard-servers", "2", "--shards",
                 "2", "--repo", repo.toString(), "--out", results}
             : new String[] {"--rows", "200000", "--rounds", "4", "--repo", repo.toString(), "--out", results})));
@@ -90,8 +103,11 @@ public final class PaperExperiments implements Callable<Integer> {
     return 0;
   }
 
-  /** Runs one part, with a heading; a part that fails stops the run. */
-  private static void part(String name, Callable<Integer> run) throws Exception {
+  /** Runs one part, if --parts names it, with a heading; a part that fails stops the run. */
+  private void part(String key, String name, Callable<Integer> run) throws Exception {
+    if (!parts.contains(key)) {
+      return;
+    }
     System.out.println("== " + name);
     long started = System.nanoTime();
     int exit = run.call();
