@@ -1,8 +1,8 @@
 package io.evenkeel.router.protocol;
 
+import io.evenkeel.cluster.lifecycle.Lifecycle;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.internal.Layout;
-import io.evenkeel.router.protocol.internal.Lifecycle;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.ProposalOutcome;
 import io.evenkeel.schemas.RuleRound;

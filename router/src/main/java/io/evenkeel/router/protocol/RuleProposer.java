@@ -1,7 +1,7 @@
 package io.evenkeel.router.protocol;
 
+import io.evenkeel.cluster.lifecycle.Lifecycle;
 import io.evenkeel.router.protocol.internal.Layout;
-import io.evenkeel.router.protocol.internal.Lifecycle;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
 import io.evenkeel.schemas.ProposalOutcome;

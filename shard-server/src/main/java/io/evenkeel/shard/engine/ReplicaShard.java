@@ -1,9 +1,5 @@
 package io.evenkeel.shard.engine;
 
-import io.evenkeel.schemas.ShardWriteBatch;
-import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.MalformedRecordException;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.shard.AddReplicaRequest;
 import io.evenkeel.schemas.shard.AddReplicaResponse;
 import io.evenkeel.schemas.shard.ReplicaHeartbeatRequest;
@@ -23,14 +19,13 @@ import io.evenkeel.shard.translog.Durability;
 import io.evenkeel.shard.translog.Translog;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -51,60 +46,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A shard's replica copy: a translog the primary forwards every write batch to, and segment files copied from the
- * primary's points (it never indexes). It joins its primary on a background thread (retrying until the primary
- * answers): the primary forwards writes from then on, the replica copies the point holding the earlier ones, and is
- * in sync once it searches that point. Promoted, it replays its translog into a primary ({@link #promote}).
+ * A shard's replica copy: a translog the primary forwards every write batch to, and the segment files of the
+ * primary's point at its join. It joins its primary on a background thread (retrying until the primary answers): the
+ * primary forwards writes from then on, the replica copies the point holding the earlier ones, and is in sync once it
+ * searches that point. Promoted, it replays its translog into a primary ({@link #promote}).
  *
  * <p>Its translog holds the writes since it joined; a commit of the copied segments trims the part they hold.
  *
- * <p>With {@link ShardSettings#logicalReplication()} the replica copies files only once, when it joins; then it opens
- * an index writer on them, applies the writes forwarded since the join and indexes every later one itself (Elastic-
- * search's way, kept to compare against).
+ * <p>How its index follows the primary after the join is its mode, picked by {@link #open} from
+ * {@link ShardSettings#logicalReplication()}: {@link SegmentReplicaShard} copies every later point too (the product's
+ * mode), {@link LogicalReplicaShard} indexes every forwarded write itself (the baseline). Until a mode has an index of
+ * its own, reads, commits and a promotion go through the copied point.
  */
-public final class ReplicaShard implements ShardCopy {
-  private static final Logger LOG = LoggerFactory.getLogger(ReplicaShard.class);
-  private static final SingleObjectCodec<ShardWriteBatch> BATCHES = SingleObjectCodec.of(ShardWriteBatch.class);
+public abstract sealed class ReplicaShard implements ShardCopy permits SegmentReplicaShard, LogicalReplicaShard {
+  static final Logger LOG = LoggerFactory.getLogger(ReplicaShard.class);
   private static final long CALL_TIMEOUT_SECONDS = 10;
   private static final long HEARTBEAT_MILLIS = 1_000;
   /** How long a batch waits for the batches before it; past that the replica has lost one and joins again. */
   private static final long ORDER_WAIT_MILLIS = 10_000;
 
-  private enum State { JOINING, RECOVERING, IN_SYNC, CLOSED }
+  enum State { JOINING, RECOVERING, IN_SYNC, CLOSED }
 
-  private final int id;
-  private final Path directory;
-  private final ShardSettings settings;
+  final int id;
+  final Path directory;
+  final ShardSettings settings;
   private final String primary;
   private final String self;
   private final ReplicationServiceBlockingStub primaryStub;
-  private final Object lock = new Object();
-  private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
+  final Object lock = new Object();
+  final List<ScheduledFuture<?>> schedules = new ArrayList<>();
   private final Thread joiner;
   /** Whether a join thread runs: at most one does. */
   private final AtomicBoolean joining = new AtomicBoolean(true);
-  private Translog translog;
-  private volatile ShardReplicaNode node;
-  /** Logical replication, once the files of the join's point are copied: the replica's own index. */
-  private volatile ShardIndex applied;
-  /** The primary's point at this replica's join: what its heartbeat reports once it applies writes itself. */
-  private volatile long joinVersion;
-  /** When the oldest write applied to {@link #applied} but not yet searchable was applied (nanoTime; 0: none). */
-  private volatile long firstUnrefreshedNanos;
-  private volatile State state = State.JOINING;
-  private long term;
+  /** The primary dropped this replica while a join was under way: that join must start over, not finish. */
+  volatile boolean rejoinRequested;
+  /** The translog holds writes of an earlier join, kept until the primary has taken this replica out of sync. */
+  private boolean translogStale;
+  Translog translog;
+  volatile ShardReplicaNode node;
+  volatile State state = State.JOINING;
+  long term;
   /** The sequence number the next forwarded batch must start at. */
-  private long nextSeqNo;
+  long nextSeqNo;
   /** Translog generations started at each commit, with the highest sequence number appended before each. */
   private final TreeMap<Long, Long> rolls = new TreeMap<>();
-  private long committedCoveredSeqNo = -1;
+  long committedCoveredSeqNo = -1;
   /** The newest version the primary announced. */
-  private volatile long announcedVersion = -1;
+  volatile long announcedVersion = -1;
   /** When each announced version not yet searchable here was announced (nanoTime), by version. */
-  private final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
+  final ConcurrentSkipListMap<Long, Long> announcedAt = new ConcurrentSkipListMap<>();
 
-  private ReplicaShard(int id, Path directory, ShardSettings settings, String primary, String self,
-      PeerChannels peers) {
+  ReplicaShard(int id, Path directory, ShardSettings settings, String primary, String self, PeerChannels peers) {
     this.id = id;
     this.directory = directory;
     this.settings = settings;
@@ -116,12 +108,14 @@ public final class ReplicaShard implements ShardCopy {
   }
 
   /**
-   * Opens a replica of shard {@code id} in {@code directory} following the primary at {@code primary}; {@code self}
-   * is this server's replication address, where the primary forwards to.
+   * Opens a replica of shard {@code id} in {@code directory} following the primary at {@code primary}, in the mode
+   * {@code settings} name; {@code self} is this server's replication address, where the primary forwards to.
    */
   public static ReplicaShard open(int id, Path directory, ShardSettings settings, ScheduledExecutorService scheduler,
       String primary, String self, PeerChannels peers) throws IOException {
-    ReplicaShard replica = new ReplicaShard(id, directory, settings, primary, self, peers);
+    ReplicaShard replica = settings.logicalReplication()
+        ? new LogicalReplicaShard(id, directory, settings, primary, self, peers)
+        : new SegmentReplicaShard(id, directory, settings, primary, self, peers);
     replica.resetTranslog();
     replica.joiner.start();
     replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::heartbeat, HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
@@ -132,10 +126,7 @@ public final class ReplicaShard implements ShardCopy {
       replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::syncQuietly, settings.syncIntervalMs(),
           settings.syncIntervalMs(), TimeUnit.MILLISECONDS));
     }
-    if (settings.logicalReplication()) {
-      replica.schedules.add(scheduler.scheduleWithFixedDelay(replica::refreshAppliedQuietly,
-          settings.refreshIntervalMs(), settings.refreshIntervalMs(), TimeUnit.MILLISECONDS));
-    }
+    replica.scheduleOwn(scheduler);
     return replica;
   }
 
@@ -197,9 +188,10 @@ public final class ReplicaShard implements ShardCopy {
     // A new join, maybe a new primary or term: the old points' versions mean nothing now.
     announcedAt.clear();
     announcedVersion = -1;
+    rejoinRequested = false;
     AddReplicaResponse joined;
     ShardReplicaNode previous;
-    ShardIndex previouslyApplied;
+    Closeable previousOwn;
     synchronized (lock) {
       if (state == State.CLOSED) {
         return; // closed or promoted while joining
@@ -213,19 +205,21 @@ public final class ReplicaShard implements ShardCopy {
       term = joined.getPrimaryTerm();
       nextSeqNo = joined.getNextSeqNo();
       previous = node;
-      previouslyApplied = applied;
       node = null;
-      applied = null;
+      previousOwn = takeOwnIndex();
+      // Reset below even when closing the old copy fails: the join that retries then finds nothing to close.
+      translogStale |= previous != null || previousOwn != null;
     }
     if (previous != null) {
       previous.close();
     }
-    if (previouslyApplied != null) {
-      previouslyApplied.close();
+    if (previousOwn != null) {
+      previousOwn.close();
     }
     synchronized (lock) {
-      if (previous != null || previouslyApplied != null) {
+      if (translogStale) {
         resetTranslog(); // throws when closed or promoted meanwhile
+        translogStale = false;
       }
       state = State.RECOVERING;
       lock.notifyAll();
@@ -245,7 +239,6 @@ public final class ReplicaShard implements ShardCopy {
       }
       throw e;
     }
-    joinVersion = joined.getVersion();
     synchronized (lock) {
       if (state == State.CLOSED) {
         started.close(); // closed while joining: the directory is someone else's now
@@ -255,86 +248,17 @@ public final class ReplicaShard implements ShardCopy {
     }
     LOG.info("shard {}: joined primary {} in term {} at seq no {}; copying version {}", id, primary,
         joined.getPrimaryTerm(), joined.getNextSeqNo(), joined.getVersion());
-    if (settings.logicalReplication()) {
-      applyFromNowOn(started);
-    }
+    afterJoin(started, joined.getVersion());
     heartbeat();
-  }
-
-  /**
-   * Logical replication: once the join's point is copied, opens an index writer on it, applies the writes forwarded
-   * since the join (in the translog) and from then on indexes every forwarded write.
-   */
-  private void applyFromNowOn(ShardReplicaNode copier) throws IOException, InterruptedException {
-    while (copier.getCurrentSearchingVersion() < joinVersion) {
-      if (state == State.CLOSED) {
-        return;
-      }
-      Thread.sleep(20);
-    }
-    synchronized (lock) {
-      copier.commit();
-      node = null;
-      copier.close();
-      ShardIndex index = new ShardIndex(directory.resolve("index"), id, settings.ramBufferMb(),
-          settings.hotAttributes(), new PrimaryTerm(term, -1), files -> {});
-      long[] replayed = new long[1];
-      translog.replay(Translog.OLDEST, record -> {
-        try {
-          replayed[0] += apply(index, record.firstSeqNo(), record.payload());
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-      index.refresh();
-      applied = index;
-      LOG.info("shard {}: logical replica indexes from seq no {} on ({} forwarded changes applied after the copy)",
-          id, nextSeqNo, replayed[0]);
-    }
-  }
-
-  /** Indexes a forwarded batch into the logical replica's own index; answers how many changes it held. */
-  private int apply(ShardIndex index, long firstSeqNo, byte[] batch) throws IOException {
-    ShardWriteBatch decoded;
-    try {
-      decoded = BATCHES.decode(batch);
-    } catch (MalformedRecordException e) {
-      throw new IOException("shard " + id + ": a forwarded batch at seq no " + firstSeqNo + " does not decode", e);
-    }
-    long seqNo = firstSeqNo;
-    for (TransactionLogChange change : decoded.getChanges()) {
-      index.apply(change, seqNo++);
-    }
-    if (firstUnrefreshedNanos == 0 && !decoded.getChanges().isEmpty()) {
-      firstUnrefreshedNanos = System.nanoTime();
-    }
-    return decoded.getChanges().size();
-  }
-
-  private void refreshAppliedQuietly() {
-    ShardIndex index = applied;
-    if (index == null) {
-      return;
-    }
-    try {
-      long before = firstUnrefreshedNanos;
-      index.refresh();
-      if (firstUnrefreshedNanos == before) {
-        firstUnrefreshedNanos = 0;
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.error("shard {}: logical replica refresh failed", id, e);
-    }
   }
 
   private void heartbeat() {
     ShardReplicaNode current = node;
-    if ((current == null && applied == null) || state == State.CLOSED) {
+    if ((current == null && !indexesItself()) || state == State.CLOSED) {
       return;
     }
     try {
-      // A logical replica holds every write from its join's point on once it applies them itself.
-      long searching = current == null ? joinVersion : current.getCurrentSearchingVersion();
+      long searching = searchingVersion(current);
       ReplicaHeartbeatResponse answer = primaryStub.withDeadlineAfter(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS)
           .replicaHeartbeat(ReplicaHeartbeatRequest.newBuilder().setShard(id).setHost(host(self))
               .setPort(port(self)).setPrimaryTerm(term).setSearchingVersion(searching).build());
@@ -361,8 +285,12 @@ public final class ReplicaShard implements ShardCopy {
 
   private void rejoin() {
     synchronized (lock) {
-      if (state == State.CLOSED || !joining.compareAndSet(false, true)) {
-        return; // closed, or a join is under way already
+      if (state == State.CLOSED) {
+        return;
+      }
+      if (!joining.compareAndSet(false, true)) {
+        rejoinRequested = true; // a join is under way: one that waits for its copy gives up and starts again
+        return;
       }
       state = State.JOINING;
     }
@@ -401,10 +329,7 @@ public final class ReplicaShard implements ShardCopy {
         return; // already appended (a retried forward) or before the join
       }
       translog.append(firstSeqNo, batch);
-      ShardIndex index = applied;
-      if (index != null) {
-        apply(index, firstSeqNo, batch);
-      }
+      appended(firstSeqNo, batch);
       nextSeqNo = lastSeqNo + 1;
       lock.notifyAll();
     }
@@ -422,35 +347,12 @@ public final class ReplicaShard implements ShardCopy {
     }
   }
 
-  /** The primary announced a point: copy it in the background. */
-  public void newPoint(long pointTerm, long version, long coveredSeqNo) throws IOException {
-    ShardReplicaNode current = node;
-    if (current == null || pointTerm != term || settings.logicalReplication()) {
-      return; // joining (the join copies the primary's current point), or indexing by itself
-    }
-    if (version > announcedVersion) {
-      announcedVersion = version;
-      announcedAt.putIfAbsent(version, System.nanoTime());
-      // Kept to the points not searched yet, also when no one reads the lag.
-      announcedAt.headMap(current.getCurrentSearchingVersion(), true).clear();
-    }
-    current.newPoint(pointTerm, version, coveredSeqNo);
-  }
+  /** The primary announced a point. */
+  public abstract void newPoint(long pointTerm, long version, long coveredSeqNo) throws IOException;
 
-  /** Copies a merged segment's files ahead of the point that will name them. */
-  public void preCopyMerge(long pointTerm, Map<String, FileMetaData> files) throws IOException, InterruptedException {
-    if (settings.logicalReplication()) {
-      return; // it merges its own segments
-    }
-    ShardReplicaNode current = node;
-    if (current == null || pointTerm != term) {
-      throw new IllegalStateException("shard " + id + "'s replica is not following term " + pointTerm);
-    }
-    long started = System.nanoTime();
-    current.preCopyMerge(pointTerm, files, TimeUnit.MINUTES.toMillis(30));
-    LOG.info("shard {}: merged segment pre-copied ({} files, {} bytes) in {} ms", id, files.size(),
-        files.values().stream().mapToLong(file -> file.length).sum(), (System.nanoTime() - started) / 1_000_000);
-  }
+  /** The primary merged a segment that a later point will name. */
+  public abstract void preCopyMerge(long pointTerm, Map<String, FileMetaData> files)
+      throws IOException, InterruptedException;
 
   private ShardReplicaNode started() {
     ShardReplicaNode current = node;
@@ -480,8 +382,7 @@ public final class ReplicaShard implements ShardCopy {
 
   @Override
   public ReferenceManager<IndexSearcher> searchers() {
-    ShardIndex index = applied;
-    return index != null ? index.searchers() : started().getSearcherManager();
+    return started().getSearcherManager();
   }
 
   /** The rows as of the point this replica searches (a primary's lookups also see unrefreshed writes). */
@@ -505,11 +406,6 @@ public final class ReplicaShard implements ShardCopy {
   /** Waits (up to 10 s) until this replica searches the newest point its primary announced. */
   @Override
   public void refresh() throws IOException {
-    ShardIndex index = applied;
-    if (index != null) {
-      index.refresh();
-      return;
-    }
     ShardReplicaNode current = started();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (current.getCurrentSearchingVersion() < announcedVersion && System.nanoTime() < deadline) {
@@ -527,10 +423,6 @@ public final class ReplicaShard implements ShardCopy {
    * 0 when this replica searches the newest announced point.
    */
   public long lagMillis() throws IOException {
-    if (applied != null) {
-      long first = firstUnrefreshedNanos;
-      return first == 0 ? 0 : (System.nanoTime() - first) / 1_000_000;
-    }
     ShardReplicaNode current = node;
     if (current == null) {
       return 0;
@@ -552,11 +444,8 @@ public final class ReplicaShard implements ShardCopy {
     synchronized (lock) {
       stats.setMaxSeqNo(nextSeqNo - 1).setCommittedSeqNo(committedCoveredSeqNo);
     }
-    ShardIndex logical = applied;
-    if (logical != null) {
-      stats.setUnappliedChanges(logical.unappliedChanges());
-    }
-    if (node != null || applied != null) {
+    addOwnStats(stats);
+    if (node != null || indexesItself()) {
       ReferenceManager<IndexSearcher> searchers = searchers();
       IndexSearcher searcher = searchers.acquire();
       try {
@@ -570,12 +459,10 @@ public final class ReplicaShard implements ShardCopy {
     return stats.build();
   }
 
-  /** The size of the index files copied here (and of any still being copied), or of the index built here. */
-  private long indexBytes() {
+  /** The size of the index files copied here (and of any still being copied). */
+  long indexBytes() {
     ShardReplicaNode copying = node;
-    ShardIndex logical = applied;
-    return copying != null ? ShardIndex.sizeInBytes(copying.getDirectory())
-        : logical != null ? logical.sizeInBytes() : 0;
+    return copying != null ? ShardIndex.sizeInBytes(copying.getDirectory()) : 0;
   }
 
   /**
@@ -583,22 +470,6 @@ public final class ReplicaShard implements ShardCopy {
    * generation goes once a commit covers the highest sequence number appended before the next one started.
    */
   public void commit() throws IOException {
-    ShardIndex index = applied;
-    if (index != null) {
-      long generation;
-      long seqNo;
-      synchronized (lock) {
-        generation = translog.rollGeneration();
-        seqNo = nextSeqNo - 1;
-      }
-      index.commit(Map.of(ShardIndex.COMMIT_TRANSLOG_GENERATION, Long.toString(generation),
-          ShardIndex.COMMIT_MAX_SEQ_NO, Long.toString(seqNo)));
-      translog.deleteGenerationsBefore(generation);
-      synchronized (lock) {
-        committedCoveredSeqNo = seqNo;
-      }
-      return;
-    }
     ShardReplicaNode current = node;
     if (current == null) {
       return;
@@ -644,25 +515,6 @@ public final class ReplicaShard implements ShardCopy {
    * in-sync replica holds every acknowledged write.
    */
   public Shard promote(long newTerm, ScheduledExecutorService scheduler, Replicas replicas) throws IOException {
-    ShardIndex index = applied;
-    if (index != null) {
-      // Logical: its own index and translog are a primary's; it reopens as one, replaying the uncommitted tail.
-      closeSchedules();
-      long lastSeqNo;
-      synchronized (lock) {
-        lastSeqNo = nextSeqNo - 1;
-      }
-      commit();
-      synchronized (lock) {
-        state = State.CLOSED;
-        lock.notifyAll();
-      }
-      applied = null;
-      index.close();
-      translog.close();
-      LOG.info("shard {}: logical replica promoted to primary in term {} (seq no {})", id, newTerm, lastSeqNo);
-      return Shard.open(id, directory, settings, scheduler, new PrimaryTerm(newTerm, -1), replicas, lastSeqNo);
-    }
     ShardReplicaNode current = started();
     long searchingVersion = current.getCurrentSearchingVersion();
     // The point it searches, committed below, holds every write up to here: the replay starts above it.
@@ -689,7 +541,7 @@ public final class ReplicaShard implements ShardCopy {
     return joining.get();
   }
 
-  private void closeSchedules() {
+  void closeSchedules() {
     // The joiner sees the CLOSED state within a step; interrupting it could close Lucene's lock channel mid-copy.
     schedules.forEach(s -> s.cancel(false));
   }
@@ -705,14 +557,9 @@ public final class ReplicaShard implements ShardCopy {
     }
     closeSchedules();
     ShardReplicaNode current = node;
-    ShardIndex index = applied;
     node = null;
     try {
-      if (index != null) {
-        commit();
-        applied = null;
-        index.close();
-      }
+      closeOwnIndex();
       if (current != null) {
         current.commit();
         current.close();
@@ -721,6 +568,38 @@ public final class ReplicaShard implements ShardCopy {
       translog.close();
     }
   }
+
+  // A mode that keeps an index of its own joins in here; a replica has none by default.
+
+  /** Schedules the mode's own background work, cancelled with the replica's. */
+  void scheduleOwn(ScheduledExecutorService scheduler) {}
+
+  /** At a (re)join, under the lock: drops the index of its own, answering it to close (null when none). */
+  Closeable takeOwnIndex() {
+    return null;
+  }
+
+  /** A join's copy is started ({@code copier}, of the primary's point {@code version}), before its heartbeat. */
+  void afterJoin(ShardReplicaNode copier, long version) throws IOException, InterruptedException {}
+
+  /** Whether this replica searches an index of its own instead of the point it copied. */
+  boolean indexesItself() {
+    return false;
+  }
+
+  /** The version its heartbeat reports: the point {@code current} searches (null when it indexes itself). */
+  long searchingVersion(ShardReplicaNode current) throws IOException {
+    return current.getCurrentSearchingVersion();
+  }
+
+  /** A forwarded batch was appended to the translog, under the lock. */
+  void appended(long firstSeqNo, byte[] batch) throws IOException {}
+
+  /** Adds what the index of its own reports to {@link #stats}. */
+  void addOwnStats(ShardStats.Builder stats) {}
+
+  /** At {@link #close}, after the CLOSED state and before the copied point closes: closes the index of its own. */
+  void closeOwnIndex() throws IOException {}
 
   private static String host(String address) {
     return address.substring(0, address.lastIndexOf(':'));

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.server;
 
+import io.evenkeel.cluster.lifecycle.Lifecycle;
 import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.schemas.shard.StatsRequest;
 import io.evenkeel.shard.cluster.ShardHolder;
@@ -36,7 +37,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import org.apache.lucene.util.IOUtils;
@@ -54,8 +54,6 @@ public final class ShardServer implements ShardHolder, Closeable {
   public static final String MEMORY_FLAG = "--read-memory";
   public static final String REQUEST_MEMORY_FLAG = "--request-read-memory";
 
-  private enum State { LATENT, STARTED, CLOSED }
-
   /** How often failed primaries are looked for and reopened. */
   private static final long REOPEN_EVERY_MS = 2_000;
   /** How soon the deletion of a released copy's files is tried again. */
@@ -67,7 +65,7 @@ public final class ShardServer implements ShardHolder, Closeable {
   /** Where the next re-indexing tick starts among the shard ids; only that tick touches it. */
   private int reindexFrom;
 
-  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final Lifecycle lifecycle = new Lifecycle("shard server");
   private final Path dataDirectory;
   private final Set<Integer> shardIds;
   private final ShardSettings settings;
@@ -138,9 +136,7 @@ public final class ShardServer implements ShardHolder, Closeable {
 
   /** Opens (recovering) every shard, then starts serving; returns the bound port. */
   public int start() throws IOException {
-    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
-      throw new IllegalStateException("Cannot be started more than once");
-    }
+    lifecycle.start();
     for (int id : new TreeSet<>(shardIds)) {
       shards.put(id, Shard.open(id, dataDirectory.resolve("shard-" + id), settings, scheduler, PrimaryTerm.COMMITTED,
           new Replicas(id, peers, requiredCopies), 0));
@@ -191,7 +187,7 @@ public final class ShardServer implements ShardHolder, Closeable {
 
   /** Bounds what searches and fetches hold ({@link #MEMORY_FLAG}, {@link #REQUEST_MEMORY_FLAG}); before start. */
   public void readMemory(MemoryBudget budget) {
-    if (state.get() != State.LATENT) {
+    if (!lifecycle.isLatent()) {
       throw new IllegalStateException("the read memory budget is set before the server starts");
     }
     this.readMemory = budget;
@@ -274,7 +270,7 @@ public final class ShardServer implements ShardHolder, Closeable {
    * as for a restart. Meanwhile writes to it answer NOT_FOUND, which writers retry.
    */
   private synchronized void reopenFailedShards() {
-    if (state.get() == State.CLOSED) {
+    if (lifecycle.isClosed()) {
       return;
     }
     for (Map.Entry<Integer, ShardCopy> held : Map.copyOf(shards).entrySet()) {
@@ -309,7 +305,7 @@ public final class ShardServer implements ShardHolder, Closeable {
   }
 
   private void ensureOpen() throws IOException {
-    if (state.get() == State.CLOSED) {
+    if (lifecycle.isClosed()) {
       throw new IOException("the shard server is closing");
     }
   }
@@ -438,7 +434,7 @@ public final class ShardServer implements ShardHolder, Closeable {
   /** Stops serving (letting calls in flight finish), then commits and closes every shard. */
   @Override
   public void close() throws IOException {
-    if (state.getAndSet(State.CLOSED) != State.STARTED) {
+    if (!lifecycle.closeStarted()) {
       return;
     }
     if (server != null) {

@@ -1,8 +1,11 @@
-package io.evenkeel.router.protocol.internal;
+package io.evenkeel.cluster.lifecycle;
 
 import java.util.concurrent.atomic.AtomicReference;
 
-/** LATENT, then STARTED once, then CLOSED for good (Curator's recipes do the same). */
+/**
+ * LATENT, then STARTED once, then CLOSED for good (Curator's recipes do the same): the state of a service that starts
+ * once and closes idempotently.
+ */
 public final class Lifecycle {
   private enum State {
     LATENT,
@@ -28,8 +31,21 @@ public final class Lifecycle {
     return state.getAndSet(State.CLOSED) != State.CLOSED;
   }
 
+  /** True when this call closed a started service: one never started has nothing to release. */
+  public boolean closeStarted() {
+    return state.getAndSet(State.CLOSED) == State.STARTED;
+  }
+
+  public boolean isLatent() {
+    return state.get() == State.LATENT;
+  }
+
   public boolean isStarted() {
     return state.get() == State.STARTED;
+  }
+
+  public boolean isClosed() {
+    return state.get() == State.CLOSED;
   }
 
   public void checkStarted() {
