@@ -11,6 +11,7 @@ import io.evenkeel.ingest.monitor.WindowSummarizer;
 import io.evenkeel.ingest.route.ChangeRouter;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
+import io.evenkeel.ingest.settings.KafkaSettings;
 import io.evenkeel.ingest.sink.ShardSink;
 import io.evenkeel.ingest.source.ChangeDecoder;
 import io.evenkeel.ingest.source.WrittenOffsetsInitializer;
@@ -67,14 +68,13 @@ public final class IngestJob {
    * on its own, with a sink that only counts.
    */
   public static DataStream<RoutedChange> changesToSend(StreamExecutionEnvironment env, IngestSettings settings) {
-    settings.validate();
     OffsetsInitializer startOffsets;
     OffsetsInitializer cdcStartOffsets = null;
-    try (Admin admin = Admin.create(settings.kafkaProperties())) {
-      createOutputTopics(admin, settings);
-      startOffsets = startOffsets(admin, settings, settings.topic);
-      if (settings.cdc()) {
-        cdcStartOffsets = startOffsets(admin, settings, settings.cdcTopic);
+    try (Admin admin = Admin.create(settings.kafka().clientProperties())) {
+      createOutputTopics(admin, settings.kafka());
+      startOffsets = startOffsets(admin, settings.kafka(), settings.kafka().topic());
+      if (settings.cdc().enabled()) {
+        cdcStartOffsets = startOffsets(admin, settings.kafka(), settings.cdc().topic());
       }
     }
     // No operator changes a record it received or keeps one it emitted: chained operators may pass records as they
@@ -83,19 +83,19 @@ public final class IngestJob {
     // A checkpoint that cannot complete (routing waits out a ZooKeeper outage, a shard server is paused) expires;
     // the job goes on and the next one completes once the wait is over, instead of restarting and replaying.
     env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
-    SingleOutputStreamOperator<SourcedChange> produced = decoded(env, settings, settings.topic, startOffsets,
-        new SingleObjectFormat(), "");
+    SingleOutputStreamOperator<SourcedChange> produced = decoded(env, settings, settings.kafka().topic(),
+        startOffsets, new SingleObjectFormat(), "");
     DataStream<SourcedChange> changes = produced;
-    if (settings.cdc()) {
+    if (settings.cdc().enabled()) {
       // A second source: Debezium's change events of a MySQL or MariaDB table (bin/evenkeel cdc).
-      SingleOutputStreamOperator<SourcedChange> captured = decoded(env, settings, settings.cdcTopic,
-          cdcStartOffsets, new DebeziumEnvelopeFormat(settings.cdcColumnMapping(), settings.cdcDatetimeZone()),
+      SingleOutputStreamOperator<SourcedChange> captured = decoded(env, settings, settings.cdc().topic(),
+          cdcStartOffsets, new DebeziumEnvelopeFormat(settings.cdc().columnMapping(), settings.cdc().datetimeZone()),
           "cdc-");
       changes = changes.union(captured);
     }
 
     DataStream<RoutedChange> routed = changes
-        .process(new ChangeRouter(settings)).name("route (" + settings.policy + ")").uid("route")
+        .process(new ChangeRouter(settings)).name("route (" + settings.policy() + ")").uid("route")
         .assignTimestampsAndWatermarks(WatermarkStrategy.<RoutedChange>forBoundedOutOfOrderness(Duration.ofSeconds(1))
             .withTimestampAssigner((r, previous) -> r.change.getModifiedTime())
             .withIdleness(Duration.ofSeconds(2)))
@@ -104,63 +104,67 @@ public final class IngestJob {
     monitor(routed, settings);
 
     // Chained after routing, without a shuffle: see ChangeFolder for why no keyBy is needed.
-    return settings.batchWindowMs == 0 ? routed : routed
+    long batchWindowMs = settings.sink().batchWindowMs();
+    return batchWindowMs == 0 ? routed : routed
         .transform("fold changes per row", TypeInformation.of(RoutedChange.class),
-            new ChangeFolder(settings.batchWindowMs)).uid("fold");
+            new ChangeFolder(batchWindowMs)).uid("fold");
   }
 
   private static void monitor(DataStream<RoutedChange> routed, IngestSettings settings) {
-    Duration window = Duration.ofMillis(settings.monitorWindowMs);
+    long windowMs = settings.balancer().monitorWindowMs();
+    Duration window = Duration.ofMillis(windowMs);
     double reportShare = settings.monitorReportShare();
     DataStream<WindowSummary> summaries = routed
         .transform("count per window (local)", TypeInformation.of(WindowCount.class),
-            new LocalWindowCounter(settings.monitorWindowMs)).uid("local-window-counts")
+            new LocalWindowCounter(windowMs)).uid("local-window-counts")
         .keyBy(c -> Tuple2.of(c.kind, c.key), TypeInformation.of(new TypeHint<Tuple2<Integer, Long>>() {}))
         .window(TumblingEventTimeWindows.of(window))
         .reduce((a, b) -> new WindowCount(a.windowStart, a.kind, a.key, a.count + b.count))
         .name("count per window").uid("window-counts")
         .windowAll(TumblingEventTimeWindows.of(window))
         .process(new WindowSummarizer(10, reportShare)).name("window summary").uid("window-summary");
-    summaries.sinkTo(kafka(settings, settings.summaryTopic, WindowSummary.class))
-        .name("summaries: " + settings.summaryTopic).uid("summaries");
-    if (!settings.byRuleList()) {
+    KafkaSettings kafka = settings.kafka();
+    summaries.sinkTo(kafka(kafka, kafka.summaryTopic(), WindowSummary.class))
+        .name("summaries: " + kafka.summaryTopic()).uid("summaries");
+    if (!settings.policy().byRuleList()) {
       return;
     }
-    boolean logStore = settings.policySpec().kind() == PolicySpec.Kind.LOGSTORE;
+    boolean logStore = settings.policy().kind() == PolicySpec.Kind.LOGSTORE;
     DataStream<RuleProposal> proposals = summaries
         .keyBy(s -> 0)
         .process(logStore ? new LogStoreDetector(settings) : new HotspotDetector(settings))
         .name(logStore ? "logstore tables" : "hotspot detector").uid("hotspot-detector")
         .setParallelism(1);
-    AsyncDataStream.unorderedWait(proposals, new ProposalCommitter(settings), settings.effectiveDelayMs * 3,
-            TimeUnit.MILLISECONDS, 100)
+    AsyncDataStream.unorderedWait(proposals, new ProposalCommitter(settings),
+            settings.balancer().effectiveDelayMs() * 3, TimeUnit.MILLISECONDS, 100)
         .name("rule commit protocol").uid("rule-commit").setParallelism(1)
-        .sinkTo(kafka(settings, settings.proposalTopic, RuleProposal.class))
-        .name("proposals: " + settings.proposalTopic).uid("proposals");
+        .sinkTo(kafka(kafka, kafka.proposalTopic(), RuleProposal.class))
+        .name("proposals: " + kafka.proposalTopic()).uid("proposals");
   }
 
   /** A topic's records, decoded and checked: the changes, and the dead letters as the side output. */
   private static SingleOutputStreamOperator<SourcedChange> decoded(StreamExecutionEnvironment env,
       IngestSettings settings, String topic, OffsetsInitializer startOffsets, RecordFormat format, String uidPrefix) {
+    KafkaSettings kafka = settings.kafka();
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
-        .setProperties(settings.kafkaProperties())
-        .setBootstrapServers(settings.bootstrapServers)
+        .setProperties(kafka.clientProperties())
+        .setBootstrapServers(kafka.bootstrapServers())
         .setTopics(topic)
-        .setGroupId(settings.groupId)
+        .setGroupId(kafka.groupId())
         .setStartingOffsets(startOffsets)
         .setDeserializer(new RawRecordDeserializer())
         .build();
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: " + topic).uid(uidPrefix + "kafka-source")
-        .process(new ChangeDecoder(settings.effectiveDelayMs, format, settings.kafkaProperties(),
-            settings.deadLetterTopic)).name(uidPrefix + "decode")
+        .process(new ChangeDecoder(settings.balancer().effectiveDelayMs(), format, kafka.clientProperties(),
+            kafka.deadLetterTopic())).name(uidPrefix + "decode")
         .uid(uidPrefix + "decode");
   }
 
-  private static OffsetsInitializer startOffsets(Admin admin, IngestSettings settings, String topic) {
-    return switch (settings.startOffsets) {
+  private static OffsetsInitializer startOffsets(Admin admin, KafkaSettings kafka, String topic) {
+    return switch (kafka.startOffsets()) {
       case "earliest" -> OffsetsInitializer.earliest();
       case "latest" -> OffsetsInitializer.latest();
-      default -> writtenOffsets(admin, settings, topic);
+      default -> writtenOffsets(admin, kafka, topic);
     };
   }
 
@@ -169,10 +173,10 @@ public final class IngestJob {
    * do not exist, before any producer sends: a producer racing the broker's automatic creation could wait out its
    * delivery timeout on a partition with no leader yet and fail the job at a checkpoint.
    */
-  private static void createOutputTopics(Admin admin, IngestSettings settings) {
+  private static void createOutputTopics(Admin admin, KafkaSettings kafka) {
     try {
       Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
-      List<NewTopic> missing = Stream.of(settings.deadLetterTopic, settings.summaryTopic, settings.proposalTopic)
+      List<NewTopic> missing = Stream.of(kafka.deadLetterTopic(), kafka.summaryTopic(), kafka.proposalTopic())
           .distinct().filter(topic -> !existing.contains(topic))
           .map(topic -> new NewTopic(topic, Optional.empty(), Optional.empty())).toList();
       if (!missing.isEmpty()) {
@@ -183,11 +187,11 @@ public final class IngestJob {
       throw new IllegalStateException("interrupted while creating the job's topics", e);
     } catch (java.util.concurrent.ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IllegalStateException("cannot create the job's topics on " + settings.bootstrapServers + ": "
+        throw new IllegalStateException("cannot create the job's topics on " + kafka.bootstrapServers() + ": "
             + e.getCause().getMessage(), e);
       }
     } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("creating the job's topics on " + settings.bootstrapServers + " took over 60 s",
+      throw new IllegalStateException("creating the job's topics on " + kafka.bootstrapServers() + " took over 60 s",
           e);
     }
   }
@@ -196,10 +200,10 @@ public final class IngestJob {
    * Where "committed" starts a new job: at the offsets the shard sink published as written, and the earliest where
    * a partition has none ({@link WrittenOffsetsInitializer}).
    */
-  private static OffsetsInitializer writtenOffsets(Admin admin, IngestSettings settings, String topic) {
+  private static OffsetsInitializer writtenOffsets(Admin admin, KafkaSettings kafka, String topic) {
     try {
       Map<TopicPartition, Long> written = new HashMap<>();
-      admin.listConsumerGroupOffsets(settings.writtenOffsetsGroup()).partitionsToOffsetAndMetadata()
+      admin.listConsumerGroupOffsets(kafka.writtenOffsetsGroup()).partitionsToOffsetAndMetadata()
           .get(60, TimeUnit.SECONDS).forEach((partition, offset) -> {
             if (offset != null && partition.topic().equals(topic)) {
               written.put(partition, offset.offset());
@@ -210,15 +214,15 @@ public final class IngestJob {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading the written offsets", e);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot read the written offsets of group " + settings.writtenOffsetsGroup()
-          + " from " + settings.bootstrapServers + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot read the written offsets of group " + kafka.writtenOffsetsGroup()
+          + " from " + kafka.bootstrapServers() + ": " + e.getMessage(), e);
     }
   }
 
-  private static <T extends SpecificRecord> KafkaSink<T> kafka(IngestSettings settings, String topic, Class<T> type) {
+  private static <T extends SpecificRecord> KafkaSink<T> kafka(KafkaSettings kafka, String topic, Class<T> type) {
     return KafkaSink.<T>builder()
-        .setKafkaProducerConfig(settings.kafkaProperties())
-        .setBootstrapServers(settings.bootstrapServers)
+        .setKafkaProducerConfig(kafka.clientProperties())
+        .setBootstrapServers(kafka.bootstrapServers())
         .setRecordSerializer(KafkaRecordSerializationSchema.builder()
             .setTopic(topic)
             .setValueSerializationSchema(new AvroMessages<>(type))

@@ -1,5 +1,6 @@
 package io.evenkeel.ingest;
 
+import io.evenkeel.ingest.settings.IngestOptions;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.nio.file.Files;
@@ -19,11 +20,14 @@ import picocli.CommandLine.Option;
  * Flink cluster ({@code flink run -c io.evenkeel.ingest.IngestJobMain ingest-job.jar ...}).
  */
 @Command(name = "ingest-job", mixinStandardHelpOptions = true,
-    description = "Kafka -> Flink -> shard servers: decoding, tenant monitoring, hotspot detection, write batching "
-        + "and one-hop routed writes.")
+    description = {"Kafka -> Flink -> shard servers: decoding, tenant monitoring, hotspot detection, write batching "
+        + "and one-hop routed writes.",
+        "Its cluster has " + IngestOptions.DEFAULT_SHARDS + " shards unless --shards says otherwise, and its ZooKeeper "
+            + "is " + IngestOptions.DEFAULT_ZOOKEEPER + " unless --zookeeper says otherwise (the dynamic policy "
+            + "needs it)."})
 public final class IngestJobMain implements Callable<Integer> {
   @Mixin
-  private IngestSettings settings = new IngestSettings();
+  private IngestOptions options = new IngestOptions();
 
   @Option(names = "--parallelism", defaultValue = "2")
   int parallelism;
@@ -79,7 +83,7 @@ public final class IngestJobMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    settings.validate();
+    IngestSettings settings = options.settings();
     Configuration configuration = new Configuration();
     if (checkpointDir == null && local) {
       // Without a directory Flink keeps checkpoints in the JobManager's memory, capped at 5 MB: at tens of thousands
@@ -107,7 +111,7 @@ public final class IngestJobMain implements Callable<Integer> {
     env.setParallelism(parallelism);
     env.enableCheckpointing(checkpointIntervalMs, CheckpointingMode.EXACTLY_ONCE);
     IngestJob.build(env, settings);
-    env.execute("evenkeel-ingest (" + settings.policy + ")");
+    env.execute("evenkeel-ingest (" + settings.policy() + ")");
     return 0;
   }
 }

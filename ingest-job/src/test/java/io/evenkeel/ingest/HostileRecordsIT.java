@@ -77,16 +77,15 @@ class HostileRecordsIT {
     kafka.createTopic("changes", 2);
     server = ShardServerProcess.start(dir.resolve("shards"), "--shards", "0-3", "--refresh-interval-ms", "500",
         "--durability", "interval");
-    settings = new IngestSettings();
-    settings.bootstrapServers = kafka.bootstrapServers();
-    settings.topic = "changes";
-    settings.startOffsets = "earliest";
-    settings.zookeeper = zookeeper.getConnectString();
-    settings.zookeeperRoot = "/evenkeel/hostile";
-    settings.numShards = SHARDS;
-    settings.placement = "127.0.0.1:" + server.port() + "=0-3";
-    settings.effectiveDelayMs = 2_000;
-    settings.maxClockSkewMs = 500;
+    settings = IngestSettings.parse("--bootstrap-servers", kafka.bootstrapServers(),
+        "--topic", "changes",
+        "--start-offsets", "earliest",
+        "--zookeeper", zookeeper.getConnectString(),
+        "--zookeeper-root", "/evenkeel/hostile",
+        "--shards", Integer.toString(SHARDS),
+        "--placement", "127.0.0.1:" + server.port() + "=0-3",
+        "--effective-delay-ms", "2000",
+        "--max-clock-skew-ms", "500");
   }
 
   @AfterEach
@@ -232,7 +231,7 @@ class HostileRecordsIT {
     }
 
     // Then a little longer: no more than the hostile records may arrive.
-    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.deadLetterTopic, HOSTILE,
+    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.kafka().deadLetterTopic(), HOSTILE,
         Duration.ofSeconds(60), Duration.ofSeconds(2));
     assertThat(reasons).hasSize(HOSTILE).allSatisfy(reason -> assertThat(reason).isNotBlank());
     assertThat(reasons).anySatisfy(r -> assertThat(r).contains("exceeds maximum allowed"))

@@ -79,6 +79,9 @@ abstract class IngestJobHarness {
   /** Starts the broker again on the same ports and directory. */
   KafkaBroker.Builder kafkaBroker;
   final List<ShardServerProcess> servers = new ArrayList<>();
+  /** The job's flags so far; {@link #addFlags} adds to them. */
+  private final List<String> flags = new ArrayList<>();
+  /** The settings of {@link #flags}. */
   IngestSettings settings;
   final List<JobClient> jobs = new ArrayList<>();
 
@@ -104,19 +107,24 @@ abstract class IngestJobHarness {
     for (ShardServerProcess server : servers) {
       server.awaitReady(Duration.ofSeconds(60));
     }
-    settings = new IngestSettings();
-    settings.bootstrapServers = "127.0.0.1:" + saslPort;
-    settings.kafkaConfig = kafkaConfig.toString();
-    settings.topic = "changes";
-    settings.startOffsets = "earliest";
-    settings.zookeeper = zookeeper.getConnectString();
-    settings.zookeeperRoot = "/evenkeel/test";
-    settings.numShards = SHARDS;
-    settings.placement = "127.0.0.1:" + servers.get(0).port() + "=0-3,127.0.0.1:" + servers.get(1).port() + "=4-7";
-    settings.monitorWindowMs = WINDOW_MS;
-    settings.effectiveDelayMs = EFFECTIVE_DELAY_MS;
-    settings.maxClockSkewMs = 500;
-    settings.proposalRestMs = 60_000;
+    addFlags("--bootstrap-servers", "127.0.0.1:" + saslPort,
+        "--kafka-config", kafkaConfig.toString(),
+        "--topic", "changes",
+        "--start-offsets", "earliest",
+        "--zookeeper", zookeeper.getConnectString(),
+        "--zookeeper-root", "/evenkeel/test",
+        "--shards", Integer.toString(SHARDS),
+        "--placement", "127.0.0.1:" + servers.get(0).port() + "=0-3,127.0.0.1:" + servers.get(1).port() + "=4-7",
+        "--monitor-window-ms", Long.toString(WINDOW_MS),
+        "--effective-delay-ms", Long.toString(EFFECTIVE_DELAY_MS),
+        "--max-clock-skew-ms", "500",
+        "--proposal-rest-ms", "60000");
+  }
+
+  /** Adds flags of the job, as a user types them (one given again replaces its value), and parses the settings anew. */
+  void addFlags(String... more) {
+    flags.addAll(List.of(more));
+    settings = IngestSettings.parse(flags.toArray(String[]::new));
   }
 
   @AfterEach
@@ -257,7 +265,7 @@ abstract class IngestJobHarness {
       Thread.sleep(1_000);
     }
     RuleList rules = currentRules();
-    RoutingPolicy policy = settings.policySpec().policy(rules);
+    RoutingPolicy policy = settings.policy().policy(rules);
     Map<List<Long>, Integer> shardOf = new HashMap<>();
     for (int shard = 0; shard < SHARDS; shard++) {
       for (Hit hit : allHits(shard)) {

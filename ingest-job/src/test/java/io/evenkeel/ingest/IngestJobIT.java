@@ -42,7 +42,7 @@ class IngestJobIT extends IngestJobHarness {
     Rule hotRule = rules.rules().stream().filter(r -> r.names(HOT_TENANT)).findFirst().orElseThrow(
         () -> new AssertionError("no rule for the tenant that became hot; rules: " + rules.rules()));
     assertThat(hotRule.offsetSize()).isGreaterThan(1);
-    RuleProposal proposal = read(settings.proposalTopic, 1, PROPOSALS).stream()
+    RuleProposal proposal = read(settings.kafka().proposalTopic(), 1, PROPOSALS).stream()
         .filter(p -> p.getTenantId() == HOT_TENANT).findFirst().orElseThrow();
     assertThat(proposal.getOutcome()).isEqualTo(ProposalOutcome.COMMITTED);
     assertThat(proposal.getEffectiveTime()).isEqualTo(hotRule.effectiveTime());
@@ -53,7 +53,7 @@ class IngestJobIT extends IngestJobHarness {
             + " effective %d ms after it became hot%n", HOT_TENANT, proposal.getProposedOffsetSize(),
         proposal.getWindowEnd() - producer.hotSince, hotRule.effectiveTime() - producer.hotSince);
 
-    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.deadLetterTopic, 2,
+    List<String> reasons = DeadLetterReasons.read(kafka.bootstrapServers(), settings.kafka().deadLetterTopic(), 2,
         Duration.ofSeconds(30), Duration.ZERO);
     assertThat(reasons).hasSize(2);
     assertThat(reasons.get(0)).contains("BadHeaderException");
@@ -62,8 +62,7 @@ class IngestJobIT extends IngestJobHarness {
 
   @Test
   void aHotTenantThatCoolsIsNarrowedAgainAndItsNewRowsLandOnFewerShards() throws Exception {
-    settings.proposalRestMs = 2_000;
-    settings.coolDownMs = 3_000;
+    addFlags("--proposal-rest-ms", "2000", "--cool-down-ms", "3000");
     Producer producer = new Producer(kafka.bootstrapServers());
     JobClient job = submit(new Configuration());
     // Hot for 4 s, then a trickle (0.5% of the inserts) for 16 s.
@@ -86,7 +85,7 @@ class IngestJobIT extends IngestJobHarness {
     }
     Rule narrowed = hot.get(hot.size() - 1);
     assertThat(narrowed.offsetSize()).isEqualTo(1);
-    RoutingPolicy policy = settings.policySpec().policy(rules);
+    RoutingPolicy policy = settings.policy().policy(rules);
     assertThat(policy.shardsFor(HOT_TENANT).size()).as("shards of all its rows").isEqualTo(SHARDS);
     assertThat(policy.shardsFor(HOT_TENANT, narrowed.effectiveTime(), Long.MAX_VALUE).size())
         .as("shards a query of its rows created since the cool-down visits").isEqualTo(1);
@@ -96,7 +95,7 @@ class IngestJobIT extends IngestJobHarness {
     assertThat(since).as("its rows created since the cool-down").isNotEmpty();
     assertThat(since.stream().map(r -> policy.shardFor(HOT_TENANT, r.getRowId(), r.getCreatedTime())).distinct())
         .hasSize(1);
-    List<RuleProposal> coolDowns = read(settings.proposalTopic, rules.size(), PROPOSALS).stream()
+    List<RuleProposal> coolDowns = read(settings.kafka().proposalTopic(), rules.size(), PROPOSALS).stream()
         .filter(p -> p.getTenantId() == HOT_TENANT && p.getCoolDown()).toList();
     assertThat(coolDowns).extracting(RuleProposal::getOutcome).contains(ProposalOutcome.COMMITTED);
     System.out.printf("hot tenant %d: widened to L=%d effective %d ms after it became hot, then %s, the last"
@@ -107,7 +106,7 @@ class IngestJobIT extends IngestJobHarness {
 
   @Test
   void underLogStoresRoutingAHotTenantGetsAMaxFlowTableAndEveryRowEndsWhereItsTableSends() throws Exception {
-    settings.policy = "logstore";
+    addFlags("--policy", "logstore");
     Producer producer = new Producer(kafka.bootstrapServers());
     JobClient job = submit(new Configuration());
     // Long enough for two plans: the Zipf skew's first, then, once its tables are in force (their effective time,
@@ -121,7 +120,7 @@ class IngestJobIT extends IngestJobHarness {
     assertThat(table).as("the hot tenant's table; rules: %s", rules.rules()).isNotNull();
     // 40% of the writes where a shard's capacity is 15% (the mean of 8 shards, +20%): at least 3 shards.
     assertThat(table.size()).isGreaterThanOrEqualTo(3);
-    RuleProposal proposal = read(settings.proposalTopic, 1, PROPOSALS).stream()
+    RuleProposal proposal = read(settings.kafka().proposalTopic(), 1, PROPOSALS).stream()
         .filter(p -> p.getTenantId() == HOT_TENANT && p.getOutcome() == ProposalOutcome.COMMITTED).findFirst()
         .orElseThrow();
     assertThat(proposal.getProposedTable()).isNotNull();

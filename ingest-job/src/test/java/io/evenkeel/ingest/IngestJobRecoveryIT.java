@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class IngestJobRecoveryIT extends IngestJobHarness {
   @Test
   void aCancelledJobRestoredFromItsCheckpointEndsWithTheSameIndex() throws Exception {
-    settings.policy = "double:4";
+    addFlags("--policy", "double:4");
     Producer producer = new Producer(kafka.bootstrapServers());
     Configuration configuration = new Configuration();
     configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
@@ -81,11 +81,8 @@ class IngestJobRecoveryIT extends IngestJobHarness {
    */
   @Test
   void aPausedShardServerDelaysOnlyTheWritesToIt(@InjectMiniCluster MiniCluster miniCluster) throws Exception {
-    settings.sinkBatchSize = 250;
-    settings.sinkLaneBuffer = 500;
-    settings.sinkHotBuffer = 250;
-    settings.sinkSpillAfterMs = 1_000;
-    settings.sinkSpillDir = dir.resolve("spill").toString();
+    addFlags("--sink-batch-size", "250", "--sink-lane-buffer", "500", "--sink-hot-buffer", "250",
+        "--sink-spill-after-ms", "1000", "--sink-spill-dir", dir.resolve("spill").toString());
     long pauseNanos = TimeUnit.SECONDS.toNanos(Long.getLong("evenkeel.test.pauseSeconds", 60));
     Configuration configuration = new Configuration();
     configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");

@@ -3,9 +3,12 @@ package io.evenkeel.query;
 import io.evenkeel.cluster.client.ClientTls;
 import io.evenkeel.cluster.memory.ByteSize;
 import io.evenkeel.cluster.memory.MemoryBudget;
+import io.evenkeel.cluster.options.ClientTlsOptions;
+import io.evenkeel.cluster.options.PlacementOptions;
+import io.evenkeel.cluster.options.PlacementSettings;
+import io.evenkeel.cluster.options.ZooKeeperOptions;
+import io.evenkeel.cluster.options.ZooKeeperSettings;
 import io.evenkeel.cluster.placement.ShardPlacement;
-import io.evenkeel.cluster.state.ClusterPlacement;
-import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.console.ClusterOverview;
 import io.evenkeel.query.console.Console;
@@ -15,6 +18,7 @@ import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.router.policy.PolicyOptions;
 import io.evenkeel.router.policy.PolicySpec;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
@@ -41,12 +45,17 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 /** Runs the query service. Prints {@code PORT: <n>} once it serves (for {@code --port 0}). */
 @Command(name = "query-service", mixinStandardHelpOptions = true,
-    description = "Answers SQL on transaction_logs over HTTP (POST /sql) from the shard servers.")
+    description = {"Answers SQL on transaction_logs over HTTP (POST /sql) from the shard servers.",
+        "It needs --shards and --placement. With --zookeeper it follows the cluster in that ZooKeeper: with --policy"
+            + " dynamic or logstore its committed rule list (instead of --rules; logstore's tables need it), and its"
+            + " hot attribute list, which this service helps publish. Without --zookeeper, --policy dynamic routes by"
+            + " the --rules list."})
 public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
   String host;
@@ -54,18 +63,11 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "0", description = "HTTP port; 0 picks a free one (default: 0).")
   int port;
 
-  @Option(names = "--shards", description = "The number of shards N of the cluster (required).")
-  int numShards;
+  @Mixin
+  private PlacementOptions placementOptions = new PlacementOptions();
 
-  @Option(names = "--placement", description = "Where each shard's primary is (required): host:port=shards,..., e.g."
-      + " 127.0.0.1:7001=0-5,127.0.0.1:7002=6-11, or 'zookeeper': the cluster state under --zookeeper-root, followed"
-      + " live (primaries move with failover)")
-  String placement;
-
-  @Option(names = "--policy", defaultValue = "dynamic",
-      description = "hashing, double:L (every tenant over L shards), dynamic (the --rules list, or the committed"
-          + " rules with --zookeeper) or logstore (the committed tables with --zookeeper) (default: ${DEFAULT-VALUE}).")
-  String policy;
+  @Mixin
+  private PolicyOptions policyOptions = new PolicyOptions();
 
   @Option(names = "--rules", defaultValue = "",
       description = "For --policy dynamic, a static rule list: time:L:tenant,tenant;... e.g. 0:4:17,23;1700000000000:8:17")
@@ -76,20 +78,10 @@ public final class QueryServiceMain implements Callable<Integer> {
           + "answers lag the primary by the replica's copy lag). Default: ${DEFAULT-VALUE}.")
   String readFrom;
 
-  @Option(names = "--zookeeper",
-      description = "Follow the cluster in this ZooKeeper: with --policy dynamic or logstore its committed rule list"
-          + " (instead of --rules), and its hot attribute list, which this service helps publish.")
-  String zookeeper;
+  @Mixin
+  private ZooKeeperOptions zookeeperOptions = new ZooKeeperOptions();
 
-  @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
-      description = "The cluster's ZooKeeper root (default: ${DEFAULT-VALUE}).")
-  String zookeeperRoot;
-
-  @Option(names = "--zookeeper-credentials", paramLabel = "FILE", description = "A file holding user:password: "
-      + "authenticate with ZooKeeper (digest), as the ingest job that created the rules did.")
-  Path zookeeperCredentials;
-
-  /** Why the rule list may be out of date now (null: it is not); set by {@link #routing()}. */
+  /** Why the rule list may be out of date now (null: it is not); set by {@link #routing}. */
   private Supplier<String> staleRules = () -> null;
 
   @Option(names = "--max-concurrent-queries", defaultValue = "" + SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES,
@@ -157,16 +149,8 @@ public final class QueryServiceMain implements Callable<Integer> {
           + " admin' or '<id> <bcrypt hash> tenant 7,9'), read again when it changes.")
   Path apiKeys;
 
-  @Option(names = "--tls-ca", paramLabel = "PEM", description = "With --tls-cert and --tls-key: query the shard "
-      + "servers over mutual TLS, trusting the servers this CA signed.")
-  Path tlsCa;
-
-  @Option(names = "--tls-cert", paramLabel = "PEM", description = "This service's certificate (a reader: its common "
-      + "name is not among the shard servers' --writers).")
-  Path tlsCert;
-
-  @Option(names = "--tls-key", paramLabel = "PEM", description = "This service's private key (PKCS#8).")
-  Path tlsKey;
+  @Mixin
+  private ClientTlsOptions tlsOptions = new ClientTlsOptions();
 
   @Option(names = "--https-keystore", paramLabel = "P12", description = "Serve HTTPS with this PKCS#12 key store "
       + "(with --https-password-file) instead of HTTP.")
@@ -199,7 +183,7 @@ public final class QueryServiceMain implements Callable<Integer> {
       + "console.")
   String flinkUi;
 
-  /** The rule list queries route by (empty under a fixed policy); set by {@link #routing()}. */
+  /** The rule list queries route by (empty under a fixed policy); set by {@link #routing}. */
   private Supplier<RuleList> ruleList;
 
   @Option(names = "--optimizer", defaultValue = "on",
@@ -243,11 +227,10 @@ public final class QueryServiceMain implements Callable<Integer> {
       System.out.println("key-file line: " + key[1]);
       return 0;
     }
-    if (numShards <= 0 || placement == null) {
-      throw new IllegalArgumentException("--shards and --placement are required");
-    }
+    PlacementSettings shards = placementOptions.settings().requireGiven();
+    ZooKeeperSettings zookeeper = zookeeperOptions.settings();
     ApiKeys keys = apiKeys == null ? null : ApiKeys.open(apiKeys);
-    Supplier<RoutingPolicy> routing = routing();
+    Supplier<RoutingPolicy> routing = routing(shards.numShards(), zookeeper);
     OptimizerSettings settings = OptimizerSettings.defaults()
         .withScanColumns(names(scanColumns))
         .withHotAttributes(names(hotAttributes))
@@ -263,8 +246,8 @@ public final class QueryServiceMain implements Callable<Integer> {
         throw new IllegalArgumentException("--scan-columns: " + column + " (" + table.type() + ") has no doc values");
       }
     }
-    ShardPlacement shardPlacement = placement();
-    ClientTls tls = ClientTls.of(tlsCa, tlsCert, tlsKey);
+    ShardPlacement shardPlacement = placement(shards, zookeeper);
+    ClientTls tls = tlsOptions.settings().clientTls();
     QueryService service = QueryService.builder()
         .placement(shardPlacement)
         .routingPolicy(routing)
@@ -278,7 +261,7 @@ public final class QueryServiceMain implements Callable<Integer> {
         .tls(tls)
         .staleRules(staleRules)
         .build();
-    AutoCloseable hotList = zookeeper == null ? () -> {} : followHotAttributes(service);
+    AutoCloseable hotList = !zookeeper.given() ? () -> {} : followHotAttributes(service, zookeeper);
     Console console = new Console(ClusterOverview.of(shardPlacement, tls),
         bootstrapServers == null ? null : HotTenantFeed.start(summaryTopic, kafkaProperties()), routing, ruleList,
         flinkUi);
@@ -309,11 +292,10 @@ public final class QueryServiceMain implements Callable<Integer> {
   }
 
   /** Follows the cluster's hot attribute list, and helps publish it unless {@code --hot-attributes-top 0}. */
-  private AutoCloseable followHotAttributes(QueryService service) throws Exception {
-    CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
-        new ExponentialBackoffRetry(200, 10));
+  private AutoCloseable followHotAttributes(QueryService service, ZooKeeperSettings zookeeper) throws Exception {
+    CuratorFramework client = zookeeper.startClient(new ExponentialBackoffRetry(200, 10));
     ClusterHotAttributes hot = ClusterHotAttributes.start(service.attributeFrequency(), service::hotAttributes,
-        client, zookeeperRoot,
+        client, zookeeper.root(),
         new HotAttributePublisher.Settings(hotAttributesTop, hotAttributesMinQueries,
             Duration.ofMillis(hotAttributesIntervalMs), hotAttributesWindow));
     return () -> {
@@ -323,14 +305,14 @@ public final class QueryServiceMain implements Callable<Integer> {
   }
 
   /** Where shards are: fixed by --placement, or the cluster state followed live ("zookeeper"). */
-  private ShardPlacement placement() throws Exception {
-    if (!placement.equals(ShardPlacement.FROM_CLUSTER_STATE)) {
+  private ShardPlacement placement(PlacementSettings shards, ZooKeeperSettings zookeeper) throws Exception {
+    if (!shards.fromClusterState()) {
       if (!readFrom.equals("primaries")) {
         throw new IllegalArgumentException("--read-from replicas needs --placement zookeeper");
       }
-      return ShardPlacement.fixed(numShards, placement);
+      return ShardPlacement.fixed(shards.numShards(), shards.placement());
     }
-    if (zookeeper == null) {
+    if (!zookeeper.given()) {
       throw new IllegalArgumentException("--placement zookeeper needs --zookeeper");
     }
     boolean replicas = switch (readFrom) {
@@ -338,21 +320,20 @@ public final class QueryServiceMain implements Callable<Integer> {
       case "replicas" -> true;
       default -> throw new IllegalArgumentException("--read-from is primaries or replicas; got: " + readFrom);
     };
-    return ClusterPlacement.open(ZooKeeperClients.start(zookeeper, zookeeperCredentials,
-        new ExponentialBackoffRetry(200, 10)), zookeeperRoot, numShards, replicas, Duration.ofMinutes(1));
+    return shards.open(zookeeper, new ExponentialBackoffRetry(200, 10), replicas);
   }
 
   /**
    * The routing policy queries use: fixed, a static rule list, or, with --zookeeper, the committed rule list as the
    * rule-list client sees it now (rules committed while the service runs apply to the next query).
    */
-  private Supplier<RoutingPolicy> routing() throws Exception {
-    PolicySpec spec = PolicySpec.parse(policy);
-    if (zookeeper == null && spec.kind() == PolicySpec.Kind.LOGSTORE) {
+  private Supplier<RoutingPolicy> routing(int numShards, ZooKeeperSettings zookeeper) throws Exception {
+    PolicySpec spec = policyOptions.spec();
+    if (!zookeeper.given() && spec.kind() == PolicySpec.Kind.LOGSTORE) {
       // A static --rules list holds no tables: the rows the committed tables sent elsewhere would go unread.
       throw new IllegalArgumentException("--policy logstore needs --zookeeper: its tables are the committed rules");
     }
-    if (zookeeper == null || !spec.byRuleList()) {
+    if (!zookeeper.given() || !spec.byRuleList()) {
       RuleList list = spec.byRuleList() ? ruleList(numShards, rules) : RuleList.empty(numShards);
       RoutingPolicy fixed = spec.policy(list);
       ruleList = () -> list;
@@ -361,9 +342,8 @@ public final class QueryServiceMain implements Callable<Integer> {
     if (!rules.isBlank()) {
       throw new IllegalArgumentException("--rules and --zookeeper exclude each other: the rules come from ZooKeeper");
     }
-    CuratorFramework client = ZooKeeperClients.start(zookeeper, zookeeperCredentials,
-        new ExponentialBackoffRetry(200, 10));
-    RuleProtocolConfig config = RuleProtocolConfig.builder(zookeeperRoot, numShards).build();
+    CuratorFramework client = zookeeper.startClient(new ExponentialBackoffRetry(200, 10));
+    RuleProtocolConfig config = RuleProtocolConfig.builder(zookeeper.root(), numShards).build();
     RuleListClient rules = new RuleListClient(client, config);
     rules.start();
     ruleList = rules::current;

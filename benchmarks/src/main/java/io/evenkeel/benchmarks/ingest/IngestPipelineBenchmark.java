@@ -225,20 +225,20 @@ public final class IngestPipelineBenchmark {
         placement.append(s == 0 ? "" : ",").append("127.0.0.1:").append(port).append('=')
             .append(s * perServer).append('-').append((s + 1) * perServer - 1);
       }
-      IngestSettings settings = new IngestSettings();
-      // --job "--sink-linger-ms 100 ...": the job's own flags, as given to the ingest job's main
+      // --job "--sink-linger-ms 100 ...": the job's own flags, as given to the ingest job's main; the benchmark's
+      // own come after them and win.
       List<String> flags = new ArrayList<>(List.of(jobFlags));
-      flags.addAll(List.of("--placement", placement.toString()));
-      new picocli.CommandLine(settings).parseArgs(flags.toArray(String[]::new));
-      settings.bootstrapServers = kafka.bootstrapServers();
-      settings.topic = "changes";
-      settings.startOffsets = "earliest";
-      settings.zookeeper = zookeeper.getConnectString();
-      settings.numShards = SHARDS;
-      settings.policy = noSink ? "dynamic" : policy;
-      settings.monitorWindowMs = 2_000;
-      settings.effectiveDelayMs = 2_000;
-      settings.maxClockSkewMs = 500;
+      flags.addAll(List.of("--placement", placement.toString(),
+          "--bootstrap-servers", kafka.bootstrapServers(),
+          "--topic", "changes",
+          "--start-offsets", "earliest",
+          "--zookeeper", zookeeper.getConnectString(),
+          "--shards", Integer.toString(SHARDS),
+          "--policy", noSink ? "dynamic" : policy,
+          "--monitor-window-ms", "2000",
+          "--effective-delay-ms", "2000",
+          "--max-clock-skew-ms", "500"));
+      IngestSettings settings = IngestSettings.parse(flags.toArray(String[]::new));
       Configuration configuration = new Configuration(); // checkpoints on disk, as the job's main and the local stack
       configuration.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, configuration);

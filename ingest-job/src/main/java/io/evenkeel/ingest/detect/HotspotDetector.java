@@ -43,10 +43,11 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
   @Override
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
-    BalancePlanner planner = BalancePlanner.builder(settings.numShards)
-        .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
-    governor = new OffsetSizeGovernor(planner, ShardFormula.standard(settings.numShards),
-        settings.governorSettings());
+    int numShards = settings.placement().numShards();
+    BalancePlanner planner = BalancePlanner.builder(numShards)
+        .maxTenantShareOfShard(settings.balancer().maxTenantShareOfShard()).build();
+    governor = new OffsetSizeGovernor(planner, ShardFormula.standard(numShards),
+        settings.balancer().governorSettings());
     reportShare = settings.monitorReportShare();
     rules = CommittedRules.open(settings);
     trends = getRuntimeContext().getMapState(new MapStateDescriptor<>("tenant-trends", Long.class, TenantTrend.class));
@@ -86,7 +87,7 @@ public final class HotspotDetector extends KeyedProcessFunction<Integer, WindowS
     for (TenantShare tenant : summary.getTopTenants()) {
       tenantWrites.put(tenant.getTenantId(), tenant.getWrites());
     }
-    long[] shardWrites = new long[settings.numShards];
+    long[] shardWrites = new long[settings.placement().numShards()];
     for (ShardLoad load : summary.getShardLoads()) {
       if (load.getShard() >= 0 && load.getShard() < shardWrites.length) {
         shardWrites[load.getShard()] = load.getWrites();

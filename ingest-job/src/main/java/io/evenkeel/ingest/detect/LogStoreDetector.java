@@ -47,7 +47,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
   @Override
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
-    formula = ShardFormula.standard(settings.numShards);
+    formula = ShardFormula.standard(settings.placement().numShards());
     planner = new LogStorePlanner(formula);
     rules = CommittedRules.open(settings);
     overloadedStreak = getRuntimeContext().getState(new ValueStateDescriptor<>("overloaded-streak", Integer.class));
@@ -56,7 +56,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
 
   @Override
   public void processElement(WindowSummary summary, Context context, Collector<RuleProposal> out) throws Exception {
-    double[] loads = new double[settings.numShards];
+    double[] loads = new double[settings.placement().numShards()];
     for (ShardLoad shard : summary.getShardLoads()) {
       if (shard.getShard() >= 0 && shard.getShard() < loads.length) {
         loads[shard.getShard()] = shard.getWrites();
@@ -65,7 +65,7 @@ public final class LogStoreDetector extends KeyedProcessFunction<Integer, Window
     // The last plan's rules must be in force all through the window: committed ones from their effective time (the
     // master's clock at publishing, + T), those still in flight from T after the plan at the earliest.
     Long last = lastPlannedAt.value();
-    long settled = Math.max(last == null ? Long.MIN_VALUE : last + settings.effectiveDelayMs,
+    long settled = Math.max(last == null ? Long.MIN_VALUE : last + settings.balancer().effectiveDelayMs(),
         rules.current().newestEffectiveTime());
     if (summary.getWindowStart() < settled) {
       return;

@@ -67,7 +67,7 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
       return thread;
     });
     // LogStore's tables start from the monitored load; the initial rules are dynamic secondary hashing's.
-    if (proposer.ruleList().size() == 0 && settings.policySpec().kind() == PolicySpec.Kind.DYNAMIC) {
+    if (proposer.ruleList().size() == 0 && settings.policy().kind() == PolicySpec.Kind.DYNAMIC) {
       CompletableFuture.runAsync(this::proposeInitialRules);
     }
     proposed = getRuntimeContext().getMetricGroup().counter("rulesProposed");
@@ -77,12 +77,13 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
 
   private void proposeInitialRules() {
     try (ShardPlacement placement = settings.openPlacement()) {
-      Map<Long, Long> storage = StorageShares.rowsPerTenant(placement, settings.clientTls());
-      BalancePlanner planner = BalancePlanner.builder(settings.numShards)
-          .maxTenantShareOfShard(settings.maxTenantShareOfShard).build();
+      Map<Long, Long> storage = StorageShares.rowsPerTenant(placement, settings.tls().clientTls());
+      BalancePlanner planner = BalancePlanner.builder(settings.placement().numShards())
+          .maxTenantShareOfShard(settings.balancer().maxTenantShareOfShard()).build();
       for (Rule rule : planner.initialRules(storage, 0)) {
         RoundOutcome outcome = proposer.submit(new RuleRequest(rule.tenants(), rule.offsetSize(), false,
-            "initial rule from storage shares")).get(settings.effectiveDelayMs * 3, TimeUnit.MILLISECONDS);
+            "initial rule from storage shares")).get(settings.balancer().effectiveDelayMs() * 3,
+            TimeUnit.MILLISECONDS);
         LOG.info("initial rule for {} tenants at L={}: {}", rule.tenants().length, rule.offsetSize(), outcome);
       }
     } catch (Exception e) {
@@ -130,7 +131,8 @@ public final class ProposalCommitter extends RichAsyncFunction<RuleProposal, Rul
   public void timeout(RuleProposal proposal, ResultFuture<RuleProposal> result) {
     aborted.inc();
     result.complete(List.of(RuleProposal.newBuilder(proposal).setOutcome(ProposalOutcome.ABORTED)
-        .setOutcomeReason("no decision within " + settings.effectiveDelayMs * 3 + " ms (3T)").build()));
+        .setOutcomeReason("no decision within " + settings.balancer().effectiveDelayMs() * 3 + " ms (3T)")
+        .build()));
   }
 
   @Override

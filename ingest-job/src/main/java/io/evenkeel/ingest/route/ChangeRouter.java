@@ -40,7 +40,7 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
   public void open(OpenContext context) throws Exception {
     AvroTrust.install();
     routed = getRuntimeContext().getMetricGroup().counter("routedChanges");
-    if (!settings.byRuleList()) {
+    if (!settings.policy().byRuleList()) {
       fixed = settings.fixedPolicy();
       return;
     }
@@ -50,7 +50,7 @@ public final class ChangeRouter extends ProcessFunction<SourcedChange, RoutedCha
     participant = new Participant(zookeeper, settings.protocolConfig(), id);
     participant.start();
     // Long enough for any round to be decided (votes within T/2) and for a row from just ahead of our clock.
-    maxWait = Duration.ofMillis(settings.effectiveDelayMs * 3);
+    maxWait = Duration.ofMillis(settings.balancer().effectiveDelayMs() * 3);
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.ingest.route.RoutedChange;
 import io.evenkeel.ingest.settings.IngestSettings;
+import io.evenkeel.ingest.settings.SinkSettings;
 import io.evenkeel.schemas.codec.AvroTrust;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,7 +49,8 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
   ShardSinkWriter(IngestSettings settings, WriterInitContext context, Collection<PendingChanges> recovered) {
     AvroTrust.install();
     this.time = context.getProcessingTimeService();
-    this.lingerMs = settings.sinkLingerMs;
+    SinkSettings sink = settings.sink();
+    this.lingerMs = sink.lingerMs();
     try {
       this.placement = settings.openPlacement();
     } catch (Exception e) {
@@ -56,22 +58,23 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     }
     ShardAddress[] primaries = primaries(placement);
     String sender = "ingest-" + context.getTaskInfo().getIndexOfThisSubtask() + "-" + UUID.randomUUID();
-    this.client = new ShardWriteClient(placement, sender, settings.sinkRequestTimeoutMs, settings.clientTls());
-    this.refusedChanges = new RefusedChanges(settings.kafkaProperties(), settings.deadLetterTopic);
+    this.client = new ShardWriteClient(placement, sender, sink.requestTimeoutMs(), settings.tls().clientTls());
+    this.refusedChanges = new RefusedChanges(settings.kafka().clientProperties(), settings.kafka().deadLetterTopic());
     double hotShare = settings.hotShareThreshold();
-    this.hotTenants = new MonitoredHotTenants(hotShare, settings.coolBand * hotShare);
-    this.surging = settings.sinkLanes && settings.sinkSurgeChanges > 0
-        ? new SurgingTenants(hotShare, settings.coolBand * hotShare, settings.sinkSurgeChanges) : null;
-    this.spills = new SpillFiles(settings.sinkSpillDir == null ? null : Path.of(settings.sinkSpillDir),
+    double coolBand = settings.balancer().coolBand();
+    this.hotTenants = new MonitoredHotTenants(hotShare, coolBand * hotShare);
+    this.surging = sink.lanes() && sink.surgeChanges() > 0
+        ? new SurgingTenants(hotShare, coolBand * hotShare, sink.surgeChanges()) : null;
+    this.spills = new SpillFiles(sink.spillDir() == null ? null : Path.of(sink.spillDir()),
         context.getTaskInfo().getIndexOfThisSubtask(), !recovered.isEmpty());
-    this.lanes = new ShardLanes(settings.numShards, new ShardLanes.Bounds(settings.sinkBatchSize,
-        settings.sinkBatchBytes, settings.sinkLaneBuffer, settings.sinkHotBuffer, settings.sinkLaneBufferBytes,
-        settings.sinkSpillAfterMs, settings.sinkSpillBytes),
+    this.lanes = new ShardLanes(settings.placement().numShards(), new ShardLanes.Bounds(sink.batchSize(),
+        sink.batchBytes(), sink.laneBuffer(), sink.hotBuffer(), sink.laneBufferBytes(), sink.spillAfterMs(),
+        sink.spillBytes()),
         lingerMs, time::getCurrentProcessingTime, client, refusedChanges,
         new SinkMetrics(context.metricGroup(), primaries),
         surging == null ? hotTenants : tenant -> hotTenants.test(tenant) || surging.test(tenant), spills);
-    this.written = new WrittenOffsetsPublisher(settings.kafkaProperties(),
-        settings.writtenOffsetsGroup(), sender);
+    this.written = new WrittenOffsetsPublisher(settings.kafka().clientProperties(),
+        settings.kafka().writtenOffsetsGroup(), sender);
     try {
       long changes = 0;
       long spilled = 0;
@@ -98,8 +101,8 @@ final class ShardSinkWriter implements StatefulSinkWriter<RoutedChange, PendingC
     } catch (IOException e) {
       throw new UncheckedIOException("cannot resend the checkpoint's unacknowledged changes: " + e.getMessage(), e);
     }
-    if (settings.sinkLanes) {
-      hotTenants.follow(settings.kafkaProperties(), settings.summaryTopic, sender + "-hot-tenants");
+    if (sink.lanes()) {
+      hotTenants.follow(settings.kafka().clientProperties(), settings.kafka().summaryTopic(), sender + "-hot-tenants");
     }
     scheduleLinger();
   }

@@ -1,6 +1,7 @@
 package io.evenkeel.launcher.local;
 
 import io.evenkeel.cluster.client.ClientTls;
+import io.evenkeel.cluster.options.ClientTlsSettings;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.LocalCertificates;
 import java.io.IOException;
@@ -188,19 +189,12 @@ final class LocalSecurity {
 
   /** A shard-server client's TLS options ({@code --tls-ca}, {@code --tls-cert}, {@code --tls-key}). */
   List<String> clientArgs(String process) {
-    ClientTls tls = clientTls(process);
-    return List.of("--tls-ca", tls.caCertificate().toString(), "--tls-cert", tls.certificate().toString(),
-        "--tls-key", tls.privateKey().toString());
+    return ClientTlsSettings.of(clientTls(process)).toArgs();
   }
 
   /** Where a secure stack on {@code dataDir} keeps the ZooKeeper identity its processes authenticate as. */
   static Path zookeeperCredentialsIn(Path dataDir) {
     return dataDir.resolve("zookeeper-credentials");
-  }
-
-  /** The ZooKeeper clients' option naming the credentials file. */
-  List<String> zookeeperArgs() {
-    return List.of("--zookeeper-credentials", zookeeperCredentials.toString());
   }
 
   Path zookeeperCredentials() {

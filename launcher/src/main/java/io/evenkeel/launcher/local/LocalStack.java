@@ -1,12 +1,15 @@
 package io.evenkeel.launcher.local;
 
 import io.evenkeel.cluster.client.ClusterClient;
+import io.evenkeel.cluster.options.PlacementSettings;
+import io.evenkeel.cluster.options.ZooKeeperSettings;
 import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
+import io.evenkeel.router.policy.PolicySpec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -50,7 +53,8 @@ final class LocalStack implements AutoCloseable {
   private LocalSecurity security;
   /** Shard servers started so far: server i on port base+10+i, a server added to the running stack next. */
   private int shardServerCount;
-  private String zookeeperConnect;
+  /** The ZooKeeper every process of the stack joins, as their flags give it. */
+  private ZooKeeperSettings zookeeperSettings;
   private final StackLayout layout;
   private volatile boolean stopping;
   /** Orders adding a shard server against stopping: no stack.json written, no server started, once stopping. */
@@ -83,7 +87,8 @@ final class LocalStack implements AutoCloseable {
     long t = step("zookeeper");
     ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
         log("zookeeper"), READY_TIMEOUT);
-    zookeeperConnect = zookeeper.connectString();
+    zookeeperSettings = new ZooKeeperSettings(zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT,
+        security == null ? null : security.zookeeperCredentials().toString());
     supervise(zookeeper.process());
     ready("zookeeper", zookeeper.connectString(), t);
 
@@ -145,21 +150,22 @@ final class LocalStack implements AutoCloseable {
 
     t = step("ingest-job");
     // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
-    String placement = ShardPlacement.FROM_CLUSTER_STATE;
+    PlacementSettings placement = new PlacementSettings(options.shards(), ShardPlacement.FROM_CLUSTER_STATE);
+    PolicySpec policy = PolicySpec.parse(options.policy());
     Callable<ChildProcess> launchIngest = () -> supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
             "--group-id", StackOptions.INGEST_GROUP, "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP,
-            "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
-            "--shards", Integer.toString(options.shards()), "--placement", placement, "--policy", options.policy(),
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString(),
             "--sink-spill-dir", options.dataDir().resolve("sink-spill").toAbsolutePath().toString())
+        .args(zookeeperSettings.toArgs())
+        .args(placement.toArgs())
+        .args(policy.toArgs())
         .args(options.cdc() == null ? List.of() : List.of("--cdc-topic", options.cdc().topic(),
             "--cdc-columns", options.cdc().columns(), "--cdc-datetime-zone", options.cdc().datetimeZone()))
         .args(kafkaArgs)
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
-        .args(security == null ? List.of() : security.zookeeperArgs())
         .args(security == null ? List.of() : security.webUiArgs())
         .args(options.jobArgs())
         .toList(), log("ingest-job")));
@@ -176,15 +182,15 @@ final class LocalStack implements AutoCloseable {
     // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
     Callable<ChildProcess> launchQuery = () -> supervise(ChildProcess.start("query-service",
         JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
-            .args("--port", Integer.toString(ports.queryService()), "--shards", Integer.toString(options.shards()),
-                "--placement", placement, "--policy", options.policy(),
-                "--zookeeper", zookeeper.connectString(), "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT,
+            .args("--port", Integer.toString(ports.queryService()),
                 // The console shows the job's window summaries and links to its UI.
                 "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+            .args(zookeeperSettings.toArgs())
+            .args(placement.toArgs())
+            .args(policy.toArgs())
             .args(kafkaArgs)
             .args(security != null ? security.clientArgs("query") : List.of())
             .args(security != null ? security.httpsArgs() : List.of())
-            .args(security != null ? security.zookeeperArgs() : List.of())
             .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
             .toList(), log("query-service")));
     relaunchers.put("query-service", () -> {
@@ -232,11 +238,10 @@ final class LocalStack implements AutoCloseable {
   private ShardServerProcess launchShardServer(int index, List<String> layoutArgs) throws Exception {
     String name = "shard-server-" + index;
     int port = options.ports().shardServer(index);
-    List<String> args = concat(concat(layoutArgs, List.of("--zookeeper", zookeeperConnect,
-            "--zookeeper-root", StackOptions.ZOOKEEPER_ROOT, "--replicas", Integer.toString(options.replicas()),
-            "--replication", options.replication(),
+    List<String> args = concat(concat(concat(layoutArgs, zookeeperSettings.toArgs()), List.of(
+            "--replicas", Integer.toString(options.replicas()), "--replication", options.replication(),
             "--write-capacity", Double.toString(options.shardWriteCapacity()))),
-        security == null ? List.of() : concat(security.shardServerArgs(), security.zookeeperArgs()));
+        security == null ? List.of() : security.shardServerArgs());
     Path serverData = options.dataDir().resolve("shards").resolve("server-" + index);
     Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,
         JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags), serverData, port, log(name), args);

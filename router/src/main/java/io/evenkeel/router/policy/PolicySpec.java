@@ -1,13 +1,16 @@
 package io.evenkeel.router.policy;
 
 import io.evenkeel.router.rules.RuleList;
+import java.io.Serializable;
+import java.util.List;
 
 /**
  * A routing policy as users write it in flags and settings: {@code hashing}, {@code double:L} (every tenant over L
  * shards), {@code dynamic} (each tenant's L from the committed rule list) or {@code logstore} (LogStore's max-flow
- * tables, from the committed rule list). The one parser of that text.
+ * tables, from the committed rule list). The one parser of that text; {@link PolicyOptions} is the flag that takes
+ * it. Serializable: a Flink job ships it to its operators.
  */
-public record PolicySpec(Kind kind, int offsetSize) {
+public record PolicySpec(Kind kind, int offsetSize) implements Serializable {
   /** The four policies. */
   public enum Kind { HASHING, DOUBLE_HASHING, DYNAMIC, LOGSTORE }
 
@@ -62,6 +65,11 @@ public record PolicySpec(Kind kind, int offsetSize) {
       case LOGSTORE -> RoutingPolicy.logStore(rules);
       case HASHING, DOUBLE_HASHING -> fixedPolicy(rules.numShards());
     };
+  }
+
+  /** This policy as the {@code --policy} flag of another process. */
+  public List<String> toArgs() {
+    return List.of(PolicyOptions.POLICY, toString());
   }
 
   /** The text {@link #parse} reads. */

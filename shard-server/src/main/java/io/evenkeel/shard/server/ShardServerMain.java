@@ -3,7 +3,8 @@ package io.evenkeel.shard.server;
 import io.evenkeel.cluster.attributes.HotAttributeList;
 import io.evenkeel.cluster.memory.ByteSize;
 import io.evenkeel.cluster.memory.MemoryBudget;
-import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
+import io.evenkeel.cluster.options.ZooKeeperOptions;
+import io.evenkeel.cluster.options.ZooKeeperSettings;
 import io.evenkeel.schemas.codec.AvroTrust;
 import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;
@@ -28,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
@@ -36,8 +38,11 @@ import picocli.CommandLine;
  * at run time ({@code --port 0}).
  */
 @Command(name = "shard-server", mixinStandardHelpOptions = true,
-    description = "Serves Lucene shards over gRPC. Options may also come from a properties file (--config) whose "
-        + "keys are the long option names without dashes, e.g. data-dir=/var/evenkeel.")
+    description = {"Serves Lucene shards over gRPC. Options may also come from a properties file (--config) whose "
+        + "keys are the long option names without dashes, e.g. data-dir=/var/evenkeel.",
+        "With --zookeeper it joins the cluster whose state is in that ZooKeeper: it registers, holds the copies the "
+            + "state assigns (primaries and replicas), and takes part in electing the master that promotes replicas "
+            + "and assigns them."})
 public final class ShardServerMain implements Callable<Integer> {
   @Option(names = "--config", description = "Properties file with defaults for the options below.")
   Path config;
@@ -57,18 +62,9 @@ public final class ShardServerMain implements Callable<Integer> {
           + "the shards it lays out as their primary if the cluster state has no entry for them yet.")
   String shards;
 
-  @Option(names = "--zookeeper", paramLabel = "HOST:PORT",
-      description = "Join the cluster whose state is in this ZooKeeper: register, hold the copies the state assigns "
-          + "(primaries and replicas), take part in electing the master that promotes replicas and assigns them.")
-  String zookeeper;
-
-  @Option(names = "--zookeeper-root", defaultValue = "/evenkeel/local",
-      description = "The cluster's ZooKeeper root (default: ${DEFAULT-VALUE}).")
-  String zookeeperRoot;
-
-  @Option(names = "--zookeeper-credentials", paramLabel = "FILE",
-      description = "A file holding user:password for ZooKeeper's digest authentication.")
-  Path zookeeperCredentials;
+  // Their defaults come from --config too: the default provider serves a mixin's options as the command's own.
+  @Mixin
+  private ZooKeeperOptions zookeeperOptions = new ZooKeeperOptions();
 
   @Option(names = "--zookeeper-session-timeout-ms", defaultValue = "10000",
       description = "How soon after this server dies the cluster notices (its ZooKeeper session expires) and promotes "
@@ -204,6 +200,7 @@ public final class ShardServerMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    ZooKeeperSettings zookeeper = zookeeperOptions.settings();
     Set<String> hot = new TreeSet<>();
     hotAttributes.stream().map(String::strip).filter(key -> !key.isEmpty()).forEach(hot::add);
     boolean logical = switch (replication) {
@@ -216,18 +213,18 @@ public final class ShardServerMain implements Callable<Integer> {
     ServerTls tls = tls();
     Set<Integer> primaries = shards.isBlank() ? Set.of() : parseShards(shards);
     Map<Integer, String> replicaShards = parseReplicaOf(replicaOf);
-    if (zookeeper != null && !replicaShards.isEmpty()) {
+    if (zookeeper.given() && !replicaShards.isEmpty()) {
       throw new IllegalArgumentException("--replica-of and --zookeeper exclude each other: the cluster state assigns "
           + "replicas");
     }
-    if (zookeeper == null && primaries.isEmpty() && replicaShards.isEmpty()) {
+    if (!zookeeper.given() && primaries.isEmpty() && replicaShards.isEmpty()) {
       throw new IllegalArgumentException("give --shards, --replica-of or --zookeeper: the server would hold nothing");
     }
     if (replicas < 0) {
       throw new IllegalArgumentException("--replicas must be >= 0; got: " + replicas);
     }
     // With ZooKeeper the cluster state decides what to hold; --shards only lays out shards it does not know yet.
-    ShardServer server = new ShardServer(dataDir, zookeeper == null ? primaries : Set.of(), replicaShards,
+    ShardServer server = new ShardServer(dataDir, !zookeeper.given() ? primaries : Set.of(), replicaShards,
         parseCopies(waitForCopies), settings, new InetSocketAddress(host, port), tls);
     server.readMemory(MemoryBudget.of(readMemory == null ? null : ByteSize.parse(readMemory),
         requestReadMemory == null ? null : ByteSize.parse(requestReadMemory), ShardServer.MEMORY_FLAG,
@@ -247,17 +244,16 @@ public final class ShardServerMain implements Callable<Integer> {
       }
     }, "shard-server-shutdown"));
     CuratorFramework client = null;
-    if (zookeeper != null) {
-      client = ZooKeeperClients.start(zookeeper, zookeeperCredentials, new ExponentialBackoffRetry(200, 10),
-          zookeeperSessionTimeoutMs);
+    if (zookeeper.given()) {
+      client = zookeeper.startClient(new ExponentialBackoffRetry(200, 10), zookeeperSessionTimeoutMs);
       // Before the shards open, so that a translog replayed at start indexes under the cluster's list.
-      HotAttributeList list = new HotAttributeList(client, zookeeperRoot).start();
+      HotAttributeList list = new HotAttributeList(client, zookeeper.root()).start();
       list.addListener(published -> follow(published, settings.hotAttributes()));
     }
     int bound = server.start();
     if (client != null) {
       CuratorFramework zk = client;
-      ClusterMember member = new ClusterMember(server, client, zookeeperRoot, primaries, replicas, rebalance);
+      ClusterMember member = new ClusterMember(server, client, zookeeper.root(), primaries, replicas, rebalance);
       member.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         member.close();
