@@ -53,7 +53,7 @@ class CdcRunnerIT {
   void start() throws Exception {
     Assumptions.assumeTrue(MariaDbServer.installed(), "needs mariadbd (apt-get install mariadb-server)");
     mariadb = MariaDbServer.start(dir.resolve("mariadb"), true);
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).freePorts().start();
     admin = DriverManager.getConnection(mariadb.url("", MariaDbServer.ADMIN));
     sql("CREATE DATABASE shop", "CREATE TABLE shop.orders (seller_id BIGINT NOT NULL, order_id BIGINT NOT NULL,"
         + " created_at DATETIME(3) NOT NULL, updated_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),"

@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * A real single-node KRaft Kafka (broker and controller) in its own JVM, from the Kafka jars on this JVM's
@@ -35,7 +37,7 @@ public final class KafkaBroker implements AutoCloseable {
 
   /** A broker on free ports, logging to {@code dir/broker.log}. */
   public static KafkaBroker start(Path dir) throws IOException, InterruptedException {
-    return builder(dir).ports(freePort(), freePort()).start();
+    return builder(dir).freePorts().start();
   }
 
   public static Builder builder(Path dir) {
@@ -65,6 +67,12 @@ public final class KafkaBroker implements AutoCloseable {
       this.port = port;
       this.controllerPort = controllerPort;
       return this;
+    }
+
+    /** Two ports free at the time of the call, one for clients and one for the controller. */
+    public Builder freePorts() throws IOException {
+      int[] free = KafkaBroker.freePorts(2);
+      return ports(free[0], free[1]);
     }
 
     public Builder log(Path value) {
@@ -109,6 +117,9 @@ public final class KafkaBroker implements AutoCloseable {
       if (port <= 0 || port > 65535 || controllerPort <= 0 || controllerPort > 65535 || port == controllerPort) {
         throw new IllegalArgumentException("kafka needs two distinct ports in [1, 65535]; got: " + port + " and "
             + controllerPort);
+      }
+      if (saslPort == port || saslPort == controllerPort) {
+        throw new IllegalArgumentException("kafka's SASL port " + saslPort + " is one of its other ports");
       }
       Files.createDirectories(dir);
       Path config = dir.resolve("server.properties");
@@ -233,13 +244,25 @@ public final class KafkaBroker implements AutoCloseable {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (!admin.describeTopics(List.of(name)).allTopicNames().get(30, TimeUnit.SECONDS).get(name).partitions()
-          .stream().allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty())) {
+      while (!hasLeaders(admin, name)) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("topic " + name + " has partitions without a leader after 60 s");
         }
         Thread.sleep(50);
       }
+    }
+  }
+
+  /** Whether every partition of the topic has a leader; false while the broker's metadata does not list it yet. */
+  private static boolean hasLeaders(Admin admin, String name) throws Exception {
+    try {
+      return admin.describeTopics(List.of(name)).allTopicNames().get(30, TimeUnit.SECONDS).get(name).partitions()
+          .stream().allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false; // created by the controller, not yet in the broker's metadata
+      }
+      throw e;
     }
   }
 
@@ -265,8 +288,28 @@ public final class KafkaBroker implements AutoCloseable {
 
   /** A port free at the time of the call (a test's broker binds it moments later). */
   public static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+    return freePorts(1)[0];
+  }
+
+  /**
+   * {@code count} distinct ports free at the time of the call: each stays bound until all are chosen, since a port
+   * just released may be handed out again at once.
+   */
+  public static int[] freePorts(int count) throws IOException {
+    ServerSocket[] sockets = new ServerSocket[count];
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        sockets[i] = new ServerSocket(0);
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket socket : sockets) {
+        if (socket != null) {
+          socket.close();
+        }
+      }
     }
   }
 }

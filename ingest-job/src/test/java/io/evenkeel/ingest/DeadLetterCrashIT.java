@@ -60,7 +60,7 @@ class DeadLetterCrashIT {
     server = ShardServerProcess.launch(dir.resolve("shards"), "--shards", "0-3", "--refresh-interval-ms", "500",
         "--durability", "interval");
     zookeeper = new TestingServer(true);
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).freePorts().start();
     kafka.createTopic("changes", 1);
     try (Admin admin = kafka.admin()) {
       admin.createTopics(List.of(new NewTopic(DEAD_LETTERS, 1, (short) 1)

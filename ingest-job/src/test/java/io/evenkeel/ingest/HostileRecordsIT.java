@@ -73,7 +73,7 @@ class HostileRecordsIT {
   @BeforeEach
   void start() throws Exception {
     zookeeper = new TestingServer(true);
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).freePorts().start();
     kafka.createTopic("changes", 2);
     server = ShardServerProcess.start(dir.resolve("shards"), "--shards", "0-3", "--refresh-interval-ms", "500",
         "--durability", "interval");

@@ -95,8 +95,9 @@ abstract class IngestJobHarness {
     zookeeper = new TestingServer(true);
     // The job reaches Kafka only through a SASL/PLAIN listener, with its --kafka-config; the test's own clients
     // use the plaintext one.
-    int saslPort = KafkaBroker.freePort();
-    kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort())
+    int[] ports = KafkaBroker.freePorts(3);
+    int saslPort = ports[2];
+    kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(ports[0], ports[1])
         .saslPlain(saslPort, "ingest", "s3cret");
     kafka = kafkaBroker.start();
     kafka.createTopic("changes", 4);

@@ -63,8 +63,9 @@ final class OpenSearchPeer implements AutoCloseable {
     }
     Path java = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
         + "/usr/lib/jvm; set PEER_JAVA_HOME")).resolve("bin/java");
-    int http = KafkaBroker.freePort();
-    int transport = KafkaBroker.freePort();
+    int[] ports = KafkaBroker.freePorts(2);
+    int http = ports[0];
+    int transport = ports[1];
     Files.createDirectories(home);
     List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
         "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",

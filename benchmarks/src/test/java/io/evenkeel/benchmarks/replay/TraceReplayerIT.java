@@ -33,7 +33,7 @@ class TraceReplayerIT {
   @BeforeEach
   void start() throws Exception {
     AvroTrust.install();
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).freePorts().start();
   }
 
   @AfterEach

@@ -68,7 +68,7 @@ class ShardSinkRefusalsIT {
 
   @BeforeEach
   void start() throws Exception {
-    kafka = KafkaBroker.builder(dir.resolve("kafka")).ports(KafkaBroker.freePort(), KafkaBroker.freePort()).start();
+    kafka = KafkaBroker.builder(dir.resolve("kafka")).freePorts().start();
     kafka.createTopic(DEAD_LETTERS, 1);
     server = ShardServerProcess.start(dir.resolve("shards"), "--shards", "0-3", "--refresh-interval-ms", "200");
   }

@@ -27,9 +27,10 @@ class KafkaSecurityIT {
 
   @Test
   void theLoaderAuthenticatesWithThePropertiesItIsGiven() throws Exception {
-    int saslPort = KafkaBroker.freePort();
+    int[] ports = KafkaBroker.freePorts(3);
+    int saslPort = ports[2];
     try (KafkaBroker broker = KafkaBroker.builder(dir.resolve("kafka"))
-        .ports(KafkaBroker.freePort(), KafkaBroker.freePort()).saslPlain(saslPort, "loader", "s3cret").start()) {
+        .ports(ports[0], ports[1]).saslPlain(saslPort, "loader", "s3cret").start()) {
       broker.createTopic("secured", 2);
       Path rows = dir.resolve("rows.jsonl");
       List<String> lines = new ArrayList<>();
