@@ -6,6 +6,7 @@ import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.settings.IngestSettings;
 import io.evenkeel.ingest.testing.ChangeStream;
+import io.evenkeel.ingest.testing.TopicRecords;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.protocol.RuleListClient;
 import io.evenkeel.router.rules.RuleList;
@@ -40,13 +41,9 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -325,22 +322,9 @@ abstract class IngestJobHarness {
 
   static final SingleObjectCodec<RuleProposal> PROPOSALS = SingleObjectCodec.of(RuleProposal.class);
 
+  /** The records of {@code topic} from its start, decoded; waits up to 30 s for {@code atLeast} of them. */
   <T> List<T> read(String topic, int atLeast, SingleObjectCodec<T> codec) throws Exception {
-    Properties properties = new Properties();
-    properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    properties.put(ConsumerConfig.GROUP_ID_CONFIG, "check-" + topic);
-    properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    List<T> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (records.size() < atLeast && System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-          records.add(codec.decode(record.value()));
-        }
-      }
-    }
-    return records;
+    return TopicRecords.read(kafka.bootstrapServers(), topic, atLeast, Duration.ofSeconds(30), Duration.ZERO,
+        record -> codec.decode(record.value()));
   }
 }

@@ -55,6 +55,8 @@ final class LocalStack implements AutoCloseable {
   private int shardServerCount;
   /** The ZooKeeper every process of the stack joins, as their flags give it. */
   private ZooKeeperSettings zookeeperSettings;
+  /** The flags with which every process of the stack reaches Kafka: its client config with --secure, else none. */
+  private List<String> kafkaArgs;
   private final StackLayout layout;
   private volatile boolean stopping;
   /** Orders adding a shard server against stopping: no stack.json written, no server started, once stopping. */
@@ -78,83 +80,158 @@ final class LocalStack implements AutoCloseable {
   StackInfo start() throws Exception {
     Files.createDirectories(options.logs());
     layout.claim(options.dataDir());
-    StackPorts ports = options.ports();
     if (options.secure()) {
       security = LocalSecurity.create(options.dataDir(), home.queryServiceJar(), options.apiKeys());
     }
     cluster = new ClusterClient(security == null ? null : security.clientTls("launcher"));
 
+    ZooKeeperServer zookeeper = startZooKeeper();
+    // Shard servers need only ZooKeeper: they start while Kafka does (each is a JVM start plus opening its shards).
+    StartingShardServers shardServers = launchShardServers();
+    KafkaBroker kafka = startKafka();
+    awaitShardServers(shardServers);
+    if (options.cdc() != null) {
+      startCdc(kafka, options.cdc());
+    }
+    String flinkUi = url(options.ports().flinkUi());
+    String queryService = url(options.ports().queryService());
+    startIngestJobAndQueryService(kafka, flinkUi, queryService);
+    if (options.replay()) {
+      startReplayer(kafka);
+    }
+
+    info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
+        StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(),
+        List.copyOf(shardServers.servers()), flinkUi, queryService,
+        security == null ? null : security.caCertificate().toAbsolutePath().toString(),
+        security == null ? null : security.kafkaClientConfig().toAbsolutePath().toString());
+    info.write(options.dataDir());
+    return info;
+  }
+
+  /** Starts ZooKeeper and records how every other process joins it. */
+  private ZooKeeperServer startZooKeeper() throws IOException, InterruptedException {
     long t = step("zookeeper");
-    ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"), ports.zookeeper(),
-        log("zookeeper"), READY_TIMEOUT);
+    ZooKeeperServer zookeeper = ZooKeeperServer.start(options.dataDir().resolve("zookeeper"),
+        options.ports().zookeeper(), log("zookeeper"), READY_TIMEOUT);
     zookeeperSettings = new ZooKeeperSettings(zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT,
         security == null ? null : security.zookeeperCredentials().toString());
     supervise(zookeeper.process());
     ready("zookeeper", zookeeper.connectString(), t);
+    return zookeeper;
+  }
 
-    // Shard servers need only ZooKeeper: they start while Kafka does (each is a JVM start plus opening its shards).
+  /** Launches the stack's shard servers, each laying out its range of shards, without waiting for them. */
+  private StartingShardServers launchShardServers() throws Exception {
     List<StackInfo.ShardServer> servers = new ArrayList<>();
-    List<ShardServerProcess> shardProcesses = new ArrayList<>();
-    long shardsStarted = step("shard servers");
-    for (int i = 0; i < ports.shardServers(); i++) {
+    List<ShardServerProcess> processes = new ArrayList<>();
+    long since = step("shard servers");
+    for (int i = 0; i < options.ports().shardServers(); i++) {
       ShardServerProcess server = launchShardServer(i,
           List.of("--shards", layout.firstShard(i) + "-" + layout.lastShard(i)));
-      shardProcesses.add(server);
-      servers.add(new StackInfo.ShardServer("127.0.0.1:" + ports.shardServer(i), layout.firstShard(i),
+      processes.add(server);
+      servers.add(new StackInfo.ShardServer("127.0.0.1:" + options.ports().shardServer(i), layout.firstShard(i),
           layout.lastShard(i)));
     }
+    return new StartingShardServers(since, processes, servers);
+  }
 
-    t = step("kafka");
+  /** Starts the Kafka broker (SASL only, with --secure) with the stack's topic, and records how clients reach it. */
+  private KafkaBroker startKafka() throws Exception {
+    long t = step("kafka");
     KafkaBroker.Builder kafkaBroker = KafkaBroker.builder(options.dataDir().resolve("kafka"))
-        .ports(ports.kafka(), ports.kafkaController()).log(log("kafka")).readyTimeout(READY_TIMEOUT);
+        .ports(options.ports().kafka(), options.ports().kafkaController()).log(log("kafka"))
+        .readyTimeout(READY_TIMEOUT);
     if (security != null) {
       kafkaBroker.saslOnly(LocalSecurity.KAFKA_USER, security.kafkaPassword());
     }
     KafkaBroker kafka = kafkaBroker.start();
-    List<String> kafkaArgs = security == null ? List.of() : security.kafkaArgs();
+    kafkaArgs = security == null ? List.of() : security.kafkaArgs();
     supervise(kafka.process());
     kafka.ensureTopic(options.topic(), StackOptions.TOPIC_PARTITIONS);
     ready("kafka", kafka.bootstrapServers() + ", topic " + options.topic(), t);
+    return kafka;
+  }
 
-    for (int i = 0; i < shardProcesses.size(); i++) {
-      shardProcesses.get(i).awaitReady(READY_TIMEOUT);
-      ready("shard-server-" + i, servers.get(i).address() + " (shards " + layout.firstShard(i) + "-"
-          + layout.lastShard(i) + ")", shardsStarted);
+  /** Waits until each shard server {@link #launchShardServers} launched is ready, printing each. */
+  private void awaitShardServers(StartingShardServers starting) throws IOException, InterruptedException {
+    for (int i = 0; i < starting.processes().size(); i++) {
+      starting.processes().get(i).awaitReady(READY_TIMEOUT);
+      ready("shard-server-" + i, starting.servers().get(i).address() + " (shards " + layout.firstShard(i) + "-"
+          + layout.lastShard(i) + ")", starting.since());
     }
+  }
 
-    if (options.cdc() != null) {
-      t = step("cdc");
-      CdcOptions cdc = options.cdc();
-      // Kept for good: a second snapshot reads each row's last event back (docs/CDC.md). Not compacted, which would
-      // refuse the keyless events of a table without a primary key.
-      kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS, Map.of("retention.ms", "-1"));
-      Path cdcLog = log("cdc");
-      Callable<ChildProcess> launchCdc = () -> {
-        ChildProcess runner = supervise(ChildProcess.start("cdc", JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
-            .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
-            .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
-                "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
-                "--topic-prefix", CdcOptions.TOPIC_PREFIX,
-                "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
-            .args(cdc.passwordFile() == null ? List.of() : List.of("--password-file", cdc.passwordFile().toString()))
-            .args(kafkaArgs)
-            .toList(), cdcLog));
-        // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
-        runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));
-        return runner;
-      };
-      relaunchers.put("cdc", launchCdc);
-      launchCdc.call();
-      ready("cdc", cdc.table() + " into topic " + cdc.topic(), t);
-    }
+  /** Starts the CDC runner, restartable as it was started (it resumes from its stored binlog offsets). */
+  private void startCdc(KafkaBroker kafka, CdcOptions cdc) throws Exception {
+    long t = step("cdc");
+    // Kept for good: a second snapshot reads each row's last event back (docs/CDC.md). Not compacted, which would
+    // refuse the keyless events of a table without a primary key.
+    kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS, Map.of("retention.ms", "-1"));
+    Path cdcLog = log("cdc");
+    Callable<ChildProcess> launchCdc = () -> {
+      ChildProcess runner = supervise(ChildProcess.start("cdc", cdcCommand(kafka, cdc), cdcLog));
+      // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
+      runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));
+      return runner;
+    };
+    relaunchers.put("cdc", launchCdc);
+    launchCdc.call();
+    ready("cdc", cdc.table() + " into topic " + cdc.topic(), t);
+  }
 
-    t = step("ingest-job");
+  private List<String> cdcCommand(KafkaBroker kafka, CdcOptions cdc) {
+    return JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
+        .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
+        .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
+            "--connector", cdc.connector(), "--bootstrap-servers", kafka.bootstrapServers(),
+            "--topic-prefix", CdcOptions.TOPIC_PREFIX,
+            "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
+        .args(cdc.passwordFile() == null ? List.of() : List.of("--password-file", cdc.passwordFile().toString()))
+        .args(kafkaArgs)
+        .toList();
+  }
+
+  /**
+   * Starts the ingest job and the query service, each restartable as it was started, and waits until both are ready.
+   */
+  private void startIngestJobAndQueryService(KafkaBroker kafka, String flinkUi, String queryService)
+      throws Exception {
+    long t = step("ingest-job");
     // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
     PlacementSettings placement = new PlacementSettings(options.shards(), ShardPlacement.FROM_CLUSTER_STATE);
     PolicySpec policy = PolicySpec.parse(options.policy());
-    Callable<ChildProcess> launchIngest = () -> supervise(ChildProcess.start("ingest-job", JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
+    Callable<ChildProcess> launchIngest = () -> supervise(ChildProcess.start("ingest-job",
+        ingestJobCommand(kafka, placement, policy), log("ingest-job")));
+    HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();
+    // Started again, it resumes at the offsets it had written (--start-offsets committed, its default).
+    relaunchers.put("ingest-job", () -> {
+      ChildProcess ingest = launchIngest.call();
+      ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
+      return ingest;
+    });
+
+    // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
+    Callable<ChildProcess> launchQuery = () -> supervise(ChildProcess.start("query-service",
+        queryServiceCommand(kafka, flinkUi, placement, policy), log("query-service")));
+    relaunchers.put("query-service", () -> {
+      ChildProcess query = launchQuery.call();
+      query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
+      return query;
+    });
+    // The query service starts while the job does: neither waits for the other.
+    long queryStarted = step("query-service");
+    ChildProcess query = launchQuery.call();
+    relaunchers.get("ingest-job").call();
+    ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
+    query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
+    ready("query-service", queryService + "/sql, console at " + queryService + "/console", queryStarted);
+  }
+
+  private List<String> ingestJobCommand(KafkaBroker kafka, PlacementSettings placement, PolicySpec policy) {
+    return JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
-        .args("--local", "--web-ui-port", Integer.toString(ports.flinkUi()),
+        .args("--local", "--web-ui-port", Integer.toString(options.ports().flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
             "--group-id", StackOptions.INGEST_GROUP, "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP,
             "--checkpoint-dir", options.dataDir().resolve("flink-checkpoints").toAbsolutePath().toUri().toString(),
@@ -168,67 +245,40 @@ final class LocalStack implements AutoCloseable {
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.webUiArgs())
         .args(options.jobArgs())
-        .toList(), log("ingest-job")));
-    String flinkUi = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.flinkUi();
-    HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();
-    // Started again, it resumes at the offsets it had written (--start-offsets committed, its default).
-    relaunchers.put("ingest-job", () -> {
-      ChildProcess ingest = launchIngest.call();
-      ingest.awaitReady(READY_TIMEOUT, () -> jobRunning(http, flinkUi));
-      return ingest;
-    });
+        .toList();
+  }
 
-    String queryService = (security == null ? "http" : "https") + "://127.0.0.1:" + ports.queryService();
-    // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
-    Callable<ChildProcess> launchQuery = () -> supervise(ChildProcess.start("query-service",
-        JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
-            .args("--port", Integer.toString(ports.queryService()),
-                // The console shows the job's window summaries and links to its UI.
-                "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
-            .args(zookeeperSettings.toArgs())
-            .args(placement.toArgs())
-            .args(policy.toArgs())
+  private List<String> queryServiceCommand(KafkaBroker kafka, String flinkUi, PlacementSettings placement,
+      PolicySpec policy) {
+    return JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
+        .args("--port", Integer.toString(options.ports().queryService()),
+            // The console shows the job's window summaries and links to its UI.
+            "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+        .args(zookeeperSettings.toArgs())
+        .args(placement.toArgs())
+        .args(policy.toArgs())
+        .args(kafkaArgs)
+        .args(security != null ? security.clientArgs("query") : List.of())
+        .args(security != null ? security.httpsArgs() : List.of())
+        .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
+        .toList();
+  }
+
+  /** Starts the replayer of the Singles' Day workload into the stack's topic. */
+  private void startReplayer(KafkaBroker kafka) throws IOException, InterruptedException {
+    long t = step("replayer");
+    ChildProcess replayer = supervise(ChildProcess.start("replayer",
+        JavaCommand.mainClass("io.evenkeel.workload.SinglesDayReplayer")
+            .classpath(home.launcherClasspath()).heap("256m").jvmOptions(jvmFlags)
+            .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
+                "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
+                "--theta", Double.toString(options.theta()))
             .args(kafkaArgs)
-            .args(security != null ? security.clientArgs("query") : List.of())
-            .args(security != null ? security.httpsArgs() : List.of())
-            .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
-            .toList(), log("query-service")));
-    relaunchers.put("query-service", () -> {
-      ChildProcess query = launchQuery.call();
-      query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
-      return query;
-    });
-    // The query service starts while the job does: neither waits for the other.
-    long queryStarted = step("query-service");
-    ChildProcess query = launchQuery.call();
-    relaunchers.get("ingest-job").call();
-    ready("ingest-job", flinkUi + " (policy " + options.policy() + ")", t);
-    query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
-    ready("query-service", queryService + "/sql, console at " + queryService + "/console", queryStarted);
-
-    if (options.replay()) {
-      t = step("replayer");
-      ChildProcess replayer = supervise(ChildProcess.start("replayer",
-          JavaCommand.mainClass("io.evenkeel.workload.SinglesDayReplayer")
-              .classpath(home.launcherClasspath()).heap("256m").jvmOptions(jvmFlags)
-              .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
-                  "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
-                  "--theta", Double.toString(options.theta()))
-              .args(kafkaArgs)
-              .toList(), log("replayer")));
-      // It has nothing to wait for; a second alive means its arguments were accepted and it reached Kafka's client.
-      replayer.awaitReady(Duration.ofSeconds(30), () -> ready(replayer));
-      ready("replayer", String.format("%.0f changes/s (x%.1f surge), theta %.2f", options.rate(),
-          options.surgeFactor(), options.theta()), t);
-    }
-
-    info = new StackInfo(ProcessHandle.current().pid(), kafka.bootstrapServers(), options.topic(),
-        StackOptions.WRITTEN_OFFSETS_GROUP, zookeeper.connectString(), StackOptions.ZOOKEEPER_ROOT, options.shards(),
-        List.copyOf(servers), flinkUi, queryService,
-        security == null ? null : security.caCertificate().toAbsolutePath().toString(),
-        security == null ? null : security.kafkaClientConfig().toAbsolutePath().toString());
-    info.write(options.dataDir());
-    return info;
+            .toList(), log("replayer")));
+    // It has nothing to wait for; a second alive means its arguments were accepted and it reached Kafka's client.
+    replayer.awaitReady(Duration.ofSeconds(30), () -> ready(replayer));
+    ready("replayer", String.format("%.0f changes/s (x%.1f surge), theta %.2f", options.rate(),
+        options.surgeFactor(), options.theta()), t);
   }
 
   /**
@@ -282,6 +332,16 @@ final class LocalStack implements AutoCloseable {
     }
     ready("shard-server-" + index, added.address() + " (joined; the master moves copies onto it)", t);
     return added;
+  }
+
+  /** Shard servers launched and not waited for yet, in index order, with when they started. */
+  private record StartingShardServers(long since, List<ShardServerProcess> processes,
+      List<StackInfo.ShardServer> servers) {
+  }
+
+  /** Where a component serving HTTP on {@code port} answers: over HTTPS with --secure. */
+  private String url(int port) {
+    return (security == null ? "http" : "https") + "://127.0.0.1:" + port;
   }
 
   private static boolean ready(ChildProcess replayer) throws InterruptedException {

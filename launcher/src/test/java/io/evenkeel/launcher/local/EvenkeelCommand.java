@@ -15,13 +15,20 @@ final class EvenkeelCommand {
   /** A finished run: its exit code and its output, errors interleaved. */
   record Run(int exitCode, String output) {}
 
+  private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+
   private EvenkeelCommand() {}
+
+  /** {@code bin/evenkeel args}, to start in {@code dir}, its errors interleaved with its output. */
+  static ProcessBuilder processBuilder(Path dir, String... args) {
+    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+  }
 
   /** Runs {@code bin/evenkeel args} in {@code dir} and waits (at most 3 minutes) for it to end. */
   static Run run(Path dir, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(StackProcess.REPO.resolve("bin/evenkeel").toString()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    Process process = processBuilder(dir, args).start();
     String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
     return new Run(process.exitValue(), text);

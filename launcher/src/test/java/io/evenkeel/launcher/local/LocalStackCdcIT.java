@@ -57,16 +57,13 @@ class LocalStackCdcIT {
       .withZone(ZoneOffset.UTC);
 
   @TempDir Path dir;
-  @RegisterExtension final StackFailureReport report = new StackFailureReport();
+  @RegisterExtension final StartedStacks stacks = new StartedStacks();
   private MariaDbServer mariadb;
   private StackProcess stack;
   private Connection source;
 
   @AfterEach
   void stop() throws Exception {
-    if (stack != null) {
-      stack.close();
-    }
     if (source != null) {
       source.close();
     }
@@ -100,12 +97,12 @@ class LocalStackCdcIT {
 
     int base = StackPorts.freeBase();
     long started = System.nanoTime();
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
+    stack = stacks.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", dir.resolve("data").toString(), "--replicas", "0", "--shards", "4", "--status-interval", "5s",
         "--cdc", mariadb.url("shop", MariaDbServer.CDC).replace("&password=" + MariaDbServer.CDC, ""),
         "--cdc-password-file", Files.writeString(dir.resolve("cdc-password"), MariaDbServer.CDC).toString(),
         "--cdc-table", "orders", "--cdc-columns",
-        "tenant_id=seller_id,row_id=order_id,created_time=created_at,modified_time=updated_at"));
+        "tenant_id=seller_id,row_id=order_id,created_time=created_at,modified_time=updated_at");
     stack.awaitOutput("Evenkeel is ready", 240);
     System.out.printf("stack with CDC ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
 
@@ -260,7 +257,6 @@ class LocalStackCdcIT {
     return component + ".log:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 
-  /** Kills ({@code kill -9}) the stack's process whose command line names {@code mainClass}. */
   /** Waits (at most 2 minutes) until the runner has stored a binlog offset past its snapshot. */
   private static void awaitOffsetPastTheSnapshot(Path offsets) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
@@ -276,6 +272,7 @@ class LocalStackCdcIT {
     }
   }
 
+  /** Kills ({@code kill -9}) the stack's process whose command line names {@code mainClass}. */
   private void kill(String mainClass) {
     ProcessHandle victim = stack.process.descendants()
         .filter(p -> p.info().commandLine().map(line -> line.contains(mainClass)).orElse(false))

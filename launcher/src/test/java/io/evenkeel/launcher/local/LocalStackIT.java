@@ -75,18 +75,15 @@ class LocalStackIT {
       SingleObjectCodec.of(TransactionLogChange.class);
 
   @TempDir Path dir;
-  @RegisterExtension final StackFailureReport report = new StackFailureReport();
+  @RegisterExtension final StartedStacks stacks = new StartedStacks();
   private StackProcess stack;
   private ClusterClient cluster = new ClusterClient();
   private final List<ShardAddress> servers = new ArrayList<>();
   private Path adminKey;
 
   @AfterEach
-  void cleanUp() throws InterruptedException {
+  void closeCluster() {
     cluster.close();
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   /**
@@ -101,9 +98,9 @@ class LocalStackIT {
     long started = System.nanoTime();
     // Several shard servers, as on more machines (the default is one): the rows of each shard on its own server.
     // --secure: the whole pipeline over mutual TLS, the query service with keys.
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
+    stack = stacks.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", data.toString(), "--status-interval", "3s", "--shard-servers", Integer.toString(SERVERS),
-        "--shards", Integer.toString(SHARDS), "--secure"));
+        "--shards", Integer.toString(SHARDS), "--secure");
     stack.awaitOutput("Evenkeel is ready", 180);
     System.out.printf("local stack ready in %.1f s%n", (System.nanoTime() - started) / 1e9);
     List<ProcessHandle> children = stack.process.descendants().toList();
@@ -252,8 +249,7 @@ class LocalStackIT {
       Thread.sleep(1_000);
     }
 
-    long pid = stack.process.pid();
-    new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
+    stack.sendSigint();
     assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
     assertThat(String.join("\n", stack.output)).contains("zookeeper       stopped").contains("stopped");
     for (ProcessHandle child : children) {
@@ -278,8 +274,8 @@ class LocalStackIT {
     Path adminKey = dir.resolve("admin.key");
     Files.writeString(adminKey, admin[0] + "\n");
     Path data = dir.resolve("data");
-    stack = report.watch(StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir",
-        data.toString(), "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString()));
+    stack = stacks.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir",
+        data.toString(), "--replay-rate", "300", "--status-interval", "3s", "--api-keys", keys.toString());
     stack.awaitOutput("Evenkeel is ready", 180);
     List<ProcessHandle> children = stack.process.descendants().toList();
     assertThat(children).as("zookeeper, kafka, two shard servers, ingest job, query service, replayer")
@@ -313,7 +309,7 @@ class LocalStackIT {
     // The status line: the replayed rows on the shards, every replica in sync.
     stack.awaitOutput("8 primaries, 8 replicas (8 in sync", 180);
     assertThat(lastStatusDocs()).as("documents in the last status line").isPositive();
-    new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
+    stack.sendSigint();
     assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
     assertThat(String.join("\n", stack.output)).contains("replayer        stopped");
     for (ProcessHandle child : children) {
@@ -382,9 +378,9 @@ class LocalStackIT {
   @Test
   void aStackWithADurationStopsByItselfOnceItHasRunThatLong() throws Exception {
     int base = StackPorts.freeBase();
-    stack = report.watch(StackProcess.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir",
+    stack = stacks.start(dir, "local", "--base-port", Integer.toString(base), "--data-dir",
         dir.resolve("data").toString(), "--shard-servers", "1", "--replicas", "0", "--shards", "2",
-        "--replay-rate", "100", "--status-interval", "2s", "--duration", "15s"));
+        "--replay-rate", "100", "--status-interval", "2s", "--duration", "15s");
     stack.awaitOutput("Evenkeel is ready", 180);
     long ready = System.nanoTime();
     List<ProcessHandle> children = stack.process.descendants().toList();

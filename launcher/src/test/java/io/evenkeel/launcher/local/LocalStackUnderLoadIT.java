@@ -32,16 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code bin/evenkeel local} under load: a shard server killed and one added; a shard's write capacity. */
 class LocalStackUnderLoadIT {
   @TempDir Path dir;
-  @RegisterExtension final StackFailureReport report = new StackFailureReport();
+  @RegisterExtension final StartedStacks stacks = new StartedStacks();
   private StackProcess stack;
   private final ClusterClient cluster = new ClusterClient();
 
   @AfterEach
-  void cleanUp() throws InterruptedException {
+  void closeCluster() {
     cluster.close();
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   /**
@@ -54,8 +51,8 @@ class LocalStackUnderLoadIT {
   void aShardServerKilledUnderLoadLosesNoRowAndAnAddedOneTakesItsShare() throws Exception {
     int base = StackPorts.freeBase();
     Path data = dir.resolve("data");
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
-        "--data-dir", data.toString(), "--status-interval", "2s"));
+    stack = stacks.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
+        "--data-dir", data.toString(), "--status-interval", "2s");
     stack.awaitOutput("Evenkeel is ready", 180);
     stack.awaitOutput("8 primaries, 8 replicas (8 in sync", 180);
     int rows = 40_000;
@@ -154,7 +151,7 @@ class LocalStackUnderLoadIT {
         .findFirst().orElseThrow().destroyForcibly();
     stack.awaitOutput("query-service restarted", 180);
     assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs").get(0).get(0).asLong()).isEqualTo(rows);
-    new ProcessBuilder("kill", "-INT", Long.toString(stack.process.pid())).start().waitFor(10, TimeUnit.SECONDS);
+    stack.sendSigint();
     assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT; output:\n%s",
         String.join("\n", stack.output)).isTrue();
   }
@@ -168,9 +165,9 @@ class LocalStackUnderLoadIT {
   void aShardWriteCapacityMakesOneTenantsShardTheBottleneck() throws Exception {
     int base = StackPorts.freeBase();
     Path data = dir.resolve("data");
-    stack = report.watch(StackProcess.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
+    stack = stacks.start(dir, "local", "--no-replay", "--base-port", Integer.toString(base),
         "--data-dir", data.toString(), "--replicas", "0", "--shards", "4", "--policy", "hashing",
-        "--shard-write-capacity", "1000"));
+        "--shard-write-capacity", "1000");
     stack.awaitOutput("Evenkeel is ready", 180);
     int rows = 10_000;
     Path file = dir.resolve("one-tenant.jsonl");

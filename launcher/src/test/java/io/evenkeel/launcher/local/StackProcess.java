@@ -6,7 +6,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +13,6 @@ import java.util.stream.Stream;
 
 /** {@code bin/evenkeel} run as a user runs it, its output collected line by line. */
 final class StackProcess implements AutoCloseable {
-  static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
-
   final Process process;
   final List<String> output = new CopyOnWriteArrayList<>();
   private final List<String> arguments;
@@ -39,10 +36,7 @@ final class StackProcess implements AutoCloseable {
 
   /** Starts {@code bin/evenkeel args...} in {@code dir}. */
   static StackProcess start(Path dir, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(REPO.resolve("bin/evenkeel").toString()));
-    command.addAll(List.of(args));
-    return new StackProcess(new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start(),
-        List.of(args));
+    return new StackProcess(EvenkeelCommand.processBuilder(dir, args).start(), List.of(args));
   }
 
   /** Waits until a line of the output contains {@code text}; fails with the output if it does not come. */
@@ -83,6 +77,11 @@ final class StackProcess implements AutoCloseable {
       report.append("(reading the logs in ").append(logs).append(" failed: ").append(e).append(")\n");
     }
     return report.toString();
+  }
+
+  /** Sends the launcher SIGINT, as Ctrl-C in its terminal does; waits for {@code kill}, not for the launcher. */
+  void sendSigint() throws IOException, InterruptedException {
+    new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor(10, TimeUnit.SECONDS);
   }
 
   /** Kills the launcher and everything it started. */
