@@ -1,7 +1,6 @@
 package io.evenkeel.embedded;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -71,7 +70,7 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Two ports free at the time of the call, one for clients and one for the controller. */
     public Builder freePorts() throws IOException {
-      int[] free = KafkaBroker.freePorts(2);
+      int[] free = FreePorts.pick(2);
       return ports(free[0], free[1]);
     }
 
@@ -284,32 +283,5 @@ public final class KafkaBroker implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     process.stop(Duration.ofSeconds(20));
-  }
-
-  /** A port free at the time of the call (a test's broker binds it moments later). */
-  public static int freePort() throws IOException {
-    return freePorts(1)[0];
-  }
-
-  /**
-   * {@code count} distinct ports free at the time of the call: each stays bound until all are chosen, since a port
-   * just released may be handed out again at once.
-   */
-  public static int[] freePorts(int count) throws IOException {
-    ServerSocket[] sockets = new ServerSocket[count];
-    try {
-      int[] ports = new int[count];
-      for (int i = 0; i < count; i++) {
-        sockets[i] = new ServerSocket(0);
-        ports[i] = sockets[i].getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket socket : sockets) {
-        if (socket != null) {
-          socket.close();
-        }
-      }
-    }
   }
 }

@@ -1,7 +1,6 @@
 package io.evenkeel.embedded;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,10 +41,7 @@ public final class MariaDbServer implements AutoCloseable {
     Files.createDirectories(data);
     run(List.of("mariadb-install-db", "--no-defaults", "--datadir=" + data, "--user=" + user(),
         "--auth-root-authentication-method=socket", "--skip-test-db"), dir.resolve("install.log"));
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = FreePorts.one();
     List<String> command = new ArrayList<>(List.of("/usr/sbin/mariadbd", "--no-defaults", "--datadir=" + data,
         "--socket=" + dir.resolve("mariadb.sock"), "--port=" + port, "--bind-address=127.0.0.1",
         "--user=" + user(), "--innodb-buffer-pool-size=64M", "--skip-name-resolve"));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.testing.ChangeStream;
@@ -82,7 +83,7 @@ class DeadLetterCrashIT {
   private ChildProcess startJob() throws Exception {
     ChildProcess job = ChildProcess.start("ingest-job", JavaCommand.mainClass(IngestJobMain.class.getName())
         .classpath(System.getProperty("java.class.path")).heap("512m")
-        .args("--local", "--web-ui-port", Integer.toString(KafkaBroker.freePort()),
+        .args("--local", "--web-ui-port", Integer.toString(FreePorts.one()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "changes",
             "--dead-letter-topic", DEAD_LETTERS, "--zookeeper", zookeeper.getConnectString(),
             "--zookeeper-root", "/evenkeel/crash", "--shards", Integer.toString(SHARDS),

@@ -2,6 +2,7 @@ package io.evenkeel.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.ingest.settings.IngestSettings;
@@ -92,7 +93,7 @@ abstract class IngestJobHarness {
     zookeeper = new TestingServer(true);
     // The job reaches Kafka only through a SASL/PLAIN listener, with its --kafka-config; the test's own clients
     // use the plaintext one.
-    int[] ports = KafkaBroker.freePorts(3);
+    int[] ports = FreePorts.pick(3);
     int saslPort = ports[2];
     kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(ports[0], ports[1])
         .saslPlain(saslPort, "ingest", "s3cret");

@@ -3,6 +3,7 @@ package io.evenkeel.benchmarks.peer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.evenkeel.embedded.ChildProcess;
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.KafkaBroker;
 import java.io.IOException;
 import java.net.URI;
@@ -63,7 +64,7 @@ final class OpenSearchPeer implements AutoCloseable {
     }
     Path java = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
         + "/usr/lib/jvm; set PEER_JAVA_HOME")).resolve("bin/java");
-    int[] ports = KafkaBroker.freePorts(2);
+    int[] ports = FreePorts.pick(2);
     int http = ports[0];
     int transport = ports[1];
     Files.createDirectories(home);

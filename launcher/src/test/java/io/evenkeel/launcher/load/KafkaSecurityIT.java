@@ -2,6 +2,7 @@ package io.evenkeel.launcher.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,7 +28,7 @@ class KafkaSecurityIT {
 
   @Test
   void theLoaderAuthenticatesWithThePropertiesItIsGiven() throws Exception {
-    int[] ports = KafkaBroker.freePorts(3);
+    int[] ports = FreePorts.pick(3);
     int saslPort = ports[2];
     try (KafkaBroker broker = KafkaBroker.builder(dir.resolve("kafka"))
         .ports(ports[0], ports[1]).saslPlain(saslPort, "loader", "s3cret").start()) {

@@ -2,6 +2,7 @@ package io.evenkeel.query.testing;
 
 import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
@@ -74,7 +75,7 @@ public final class TestCluster implements AutoCloseable {
     TestCluster cluster = new TestCluster(policy.numShards(), policy);
     try {
       if (withZooKeeper) {
-        cluster.zookeeper = ZooKeeperServer.start(dir.resolve("zookeeper"), KafkaBroker.freePort(),
+        cluster.zookeeper = ZooKeeperServer.start(dir.resolve("zookeeper"), FreePorts.one(),
             dir.resolve("zookeeper.log"), Duration.ofSeconds(30));
         cluster.client = ZooKeeperClients.start(cluster.zookeeper.connectString(), null,
             new ExponentialBackoffRetry(200, 10));

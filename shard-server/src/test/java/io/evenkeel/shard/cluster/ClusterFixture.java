@@ -8,6 +8,7 @@ import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.cluster.state.ClusterPlacement;
 import io.evenkeel.cluster.state.ClusterStateClient;
 import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.embedded.ZooKeeperServer;
@@ -21,7 +22,6 @@ import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.shard.testing.TestRows;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,9 +66,7 @@ final class ClusterFixture implements AutoCloseable {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePorts.one();
   }
 
   /** A shard server in the cluster (one replica per shard, 4 s sessions, 200 ms refreshes), ready. */

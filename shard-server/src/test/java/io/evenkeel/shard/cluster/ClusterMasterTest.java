@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.cluster.state.ClusterStateClient;
 import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
+import io.evenkeel.embedded.FreePorts;
 import io.evenkeel.embedded.ZooKeeperServer;
 import io.evenkeel.schemas.ShardCopies;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,10 +52,7 @@ class ClusterMasterTest {
 
   @Test
   void promotesTheMostUpToDateLiveInSyncReplica() throws Exception {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = FreePorts.one();
     ZooKeeperServer zookeeper = ZooKeeperServer.start(dir.resolve("zookeeper"), port, dir.resolve("zookeeper.log"),
         Duration.ofSeconds(60));
     closing.add(zookeeper);
