@@ -41,6 +41,29 @@ public final class FreePorts {
     }
   }
 
+  /** The first of {@code count} consecutive ports that are all free now. */
+  public static int consecutive(int count) throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = LOWEST + RANDOM.nextInt(BELOW_EPHEMERAL - LOWEST - count);
+      if (allFree(base, count)) {
+        return base;
+      }
+    }
+    throw new IOException("no free range of " + count + " ports on loopback between " + LOWEST + " and "
+        + BELOW_EPHEMERAL);
+  }
+
+  private static boolean allFree(int base, int count) {
+    for (int port = base; port < base + count; port++) {
+      try (ServerSocket socket = new ServerSocket(port)) {
+        // free
+      } catch (IOException taken) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static ServerSocket bindSome() throws IOException {
     for (int attempt = 0; attempt < 100; attempt++) {
       int port = LOWEST + RANDOM.nextInt(BELOW_EPHEMERAL - LOWEST);

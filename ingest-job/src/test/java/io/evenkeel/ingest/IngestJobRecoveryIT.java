@@ -50,10 +50,7 @@ class IngestJobRecoveryIT extends IngestJobHarness {
    */
   @Test
   void aCrashedJobRestartsFromItsCheckpointWithTheSameIndex(@InjectMiniCluster MiniCluster miniCluster) throws Exception {
-    Configuration configuration = new Configuration();
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+    Configuration configuration = restartingThreeTimes();
     Producer producer = new Producer(kafka.bootstrapServers());
     JobClient job = submit(configuration);
     producer.produce("changes", 60_000, 30_000, 20_000);
@@ -84,10 +81,7 @@ class IngestJobRecoveryIT extends IngestJobHarness {
     addFlags("--sink-batch-size", "250", "--sink-lane-buffer", "500", "--sink-hot-buffer", "250",
         "--sink-spill-after-ms", "1000", "--sink-spill-dir", dir.resolve("spill").toString());
     long pauseNanos = TimeUnit.SECONDS.toNanos(Long.getLong("evenkeel.test.pauseSeconds", 60));
-    Configuration configuration = new Configuration();
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+    Configuration configuration = restartingThreeTimes();
     Producer producer = new Producer(kafka.bootstrapServers());
     JobClient job = submit(configuration);
     producer.produce("changes", 20_000, Integer.MAX_VALUE, 10_000);
@@ -143,5 +137,14 @@ class IngestJobRecoveryIT extends IngestJobHarness {
     }
     System.out.printf("paused server: the other server's %,d rows searchable %d ms after the last was produced%n",
         onRunningServer, (System.nanoTime() - produced) / 1_000_000);
+  }
+
+  /** A job Flink restarts from its last checkpoint, up to three times, a second apart. */
+  private static Configuration restartingThreeTimes() {
+    Configuration configuration = new Configuration();
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+    return configuration;
   }
 }

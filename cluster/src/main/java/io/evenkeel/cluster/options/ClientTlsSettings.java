@@ -3,7 +3,6 @@ package io.evenkeel.cluster.options;
 import io.evenkeel.cluster.client.ClientTls;
 import java.io.Serializable;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -24,18 +23,8 @@ public record ClientTlsSettings(String caCertificate, String certificate, String
 
   /** These settings as the flags of another process; what was not given is left out. */
   public List<String> toArgs() {
-    List<String> args = new ArrayList<>();
-    add(args, ClientTlsOptions.CA, caCertificate);
-    add(args, ClientTlsOptions.CERTIFICATE, certificate);
-    add(args, ClientTlsOptions.KEY, privateKey);
-    return List.copyOf(args);
-  }
-
-  private static void add(List<String> args, String flag, String value) {
-    if (value != null) {
-      args.add(flag);
-      args.add(value);
-    }
+    return new FlagArgs().add(ClientTlsOptions.CA, caCertificate).add(ClientTlsOptions.CERTIFICATE, certificate)
+        .add(ClientTlsOptions.KEY, privateKey).toList();
   }
 
   private static Path path(String file) {

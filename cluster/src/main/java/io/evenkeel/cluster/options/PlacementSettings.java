@@ -4,7 +4,6 @@ import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.cluster.state.ClusterPlacement;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.RetryPolicy;
 
@@ -46,15 +45,7 @@ public record PlacementSettings(int numShards, String placement) implements Seri
 
   /** These settings as the flags of another process; what was not given is left out. */
   public List<String> toArgs() {
-    List<String> args = new ArrayList<>();
-    if (numShards > 0) {
-      args.add(PlacementOptions.SHARDS);
-      args.add(Integer.toString(numShards));
-    }
-    if (placement != null) {
-      args.add(PlacementOptions.PLACEMENT);
-      args.add(placement);
-    }
-    return List.copyOf(args);
+    return new FlagArgs().add(PlacementOptions.SHARDS, numShards > 0 ? numShards : null)
+        .add(PlacementOptions.PLACEMENT, placement).toList();
   }
 }

@@ -3,7 +3,6 @@ package io.evenkeel.cluster.options;
 import io.evenkeel.cluster.zookeeper.ZooKeeperClients;
 import java.io.Serializable;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
@@ -39,19 +38,7 @@ public record ZooKeeperSettings(String connect, String root, String credentialsF
 
   /** These settings as the flags of another process; what is null is left out. */
   public List<String> toArgs() {
-    List<String> args = new ArrayList<>();
-    if (connect != null) {
-      args.add(ZooKeeperOptions.CONNECT);
-      args.add(connect);
-    }
-    if (root != null) {
-      args.add(ZooKeeperOptions.ROOT);
-      args.add(root);
-    }
-    if (credentialsFile != null) {
-      args.add(ZooKeeperOptions.CREDENTIALS);
-      args.add(credentialsFile);
-    }
-    return List.copyOf(args);
+    return new FlagArgs().add(ZooKeeperOptions.CONNECT, connect).add(ZooKeeperOptions.ROOT, root)
+        .add(ZooKeeperOptions.CREDENTIALS, credentialsFile).toList();
   }
 }

@@ -1,8 +1,7 @@
 package io.evenkeel.launcher.local;
 
+import io.evenkeel.embedded.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.util.Random;
 
 /**
  * The stack's fixed loopback ports, all from one base port, so that a restart finds every component where it was
@@ -50,24 +49,6 @@ public record StackPorts(int base, int shardServers) {
    * there, a client connection of this machine could take one before the stack binds it.
    */
   public static int freeBase() throws IOException {
-    Random random = new Random();
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = 20_000 + random.nextInt(12_700);
-      if (allFree(base)) {
-        return base;
-      }
-    }
-    throw new IOException("no free range of 20 ports on loopback");
-  }
-
-  private static boolean allFree(int base) {
-    for (int port = base; port < base + 20; port++) {
-      try (ServerSocket socket = new ServerSocket(port)) {
-        socket.setReuseAddress(true);
-      } catch (IOException taken) {
-        return false;
-      }
-    }
-    return true;
+    return FreePorts.consecutive(20);
   }
 }

@@ -63,11 +63,6 @@ class DiskFullIT {
     return ShardServerProcess.launch("shard-server", java, data, 0, log, args).awaitReady(Duration.ofSeconds(60));
   }
 
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-  }
-
   private static ShardStats stats(ShardServerProcess server) {
     return server.stub().withDeadlineAfter(10, TimeUnit.SECONDS).stats(StatsRequest.newBuilder().setShard(0).build());
   }
@@ -179,9 +174,9 @@ class DiskFullIT {
       while (!replicaInSync(primary) || replicaDocs(replica) != (long) written * BATCH) {
         if (System.nanoTime() > deadline) {
           throw new AssertionError(String.format("the %s replica did not catch up in 90 s once its disk had room:"
-                  + " in sync %s, %,d of %,d rows searchable%nreplica log:%n%s%nprimary log:%n%s", replication,
-              replicaInSync(primary), replicaDocs(replica), (long) written * BATCH, tail(dir.resolve("replica.log")),
-              tail(dir.resolve("primary.log"))));
+                  + " in sync %s, %,d of %,d rows searchable%nreplica: %s%nprimary: %s", replication,
+              replicaInSync(primary), replicaDocs(replica), (long) written * BATCH, replica.process().tailReport(40),
+              primary.process().tailReport(40)));
         }
         Thread.sleep(200);
       }
