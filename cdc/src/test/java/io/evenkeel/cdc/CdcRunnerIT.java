@@ -337,13 +337,13 @@ class CdcRunnerIT {
 
   private ChildProcess startProcess(String name, String source, String... more) throws Exception {
     CdcSettings settings = settings();
-    ChildProcess runner = ChildProcess.start(name, JavaCommand.mainClass(CdcMain.class.getName())
+    ChildProcess runner = JavaCommand.mainClass(CdcMain.class.getName())
         .classpath(System.getProperty("java.class.path")).heap("256m")
         .args("--source", source, "--table", settings.table, "--columns", settings.columns,
             "--bootstrap-servers", settings.bootstrapServers, "--topic-prefix", settings.topicPrefix,
             "--state-dir", settings.stateDir.toString(), "--server-id", Long.toString(settings.serverId))
         .args(more)
-        .toList(), dir.resolve(name + ".log"));
+        .start(name, dir.resolve(name + ".log"));
     runner.awaitReady(Duration.ofSeconds(60), () -> Files.readString(runner.log()).contains("cdc: capturing"));
     return runner;
   }

@@ -1,5 +1,8 @@
 package io.evenkeel.embedded;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +25,7 @@ public final class JavaCommand {
   private final String target;
   private final boolean jar;
   private final List<String> args = new ArrayList<>();
+  private Path classData = ClassDataArchive.configuredDirectory();
 
   private JavaCommand(String target, boolean jar) {
     this.target = target;
@@ -44,6 +48,20 @@ public final class JavaCommand {
     }
     this.classpath = value;
     return this;
+  }
+
+  /**
+   * Keeps the jars of the classpath and drops its directories: for a server that runs from library jars alone
+   * (Kafka, ZooKeeper), so that a test's {@code target/classes} do not keep it from a class-data archive.
+   */
+  public JavaCommand jarsOnly() {
+    List<String> jars = new ArrayList<>();
+    for (String element : classpath.split(File.pathSeparator)) {
+      if (!element.isEmpty() && !Files.isDirectory(Path.of(element))) {
+        jars.add(element);
+      }
+    }
+    return classpath(String.join(File.pathSeparator, jars));
   }
 
   public JavaCommand heap(String xmx) {
@@ -71,10 +89,34 @@ public final class JavaCommand {
     return this;
   }
 
+  /**
+   * Where the class-data archives of child JVMs live ({@link ClassDataArchive}); null for none. The default is the
+   * directory {@value ClassDataArchive#DIRECTORY_VARIABLE} names.
+   */
+  public JavaCommand classData(Path directory) {
+    this.classData = directory;
+    return this;
+  }
+
+  /**
+   * Starts the command as a supervised child, logging to {@code log}, with its class-data archive if there is one.
+   */
+  public ChildProcess start(String name, Path log) throws IOException {
+    ClassDataArchive archive = ClassDataArchive.of(classData, target, jar, classpath);
+    ChildProcess child = ChildProcess.start(name, toList(archive.jvmOptions()), log);
+    archive.publishOn(child.onExit());
+    return child;
+  }
+
   public List<String> toList() {
+    return toList(List.of());
+  }
+
+  private List<String> toList(List<String> archiveOptions) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
+    command.addAll(archiveOptions);
     command.addAll(environmentOptions());
     if (jar) {
       command.add("-jar");

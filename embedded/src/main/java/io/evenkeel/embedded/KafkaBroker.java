@@ -1,6 +1,9 @@
 package io.evenkeel.embedded;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,6 +15,7 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -172,15 +176,10 @@ public final class KafkaBroker implements AutoCloseable {
       }
       // Formatting twice fails ("already formatted"); a restart on the same directory keeps its cluster and data.
       if (!Files.exists(dir.resolve("logs").resolve("meta.properties"))) {
-        ChildProcess format = ChildProcess.start("kafka storage format", java("kafka.tools.StorageTool", "format",
-            "-t", UUID.randomUUID().toString().replace("-", "").substring(0, 22), "-c", config.toString()),
-            dir.resolve("format.log"));
-        if (!format.onExit().thenApply(code -> code == 0).completeOnTimeout(false, 60, TimeUnit.SECONDS).join()) {
-          format.stop(Duration.ofSeconds(5));
-          throw new IOException("kafka storage format failed; " + format.tailReport(40));
-        }
+        format(config);
       }
-      ChildProcess broker = ChildProcess.start("kafka", java("kafka.Kafka", config.toString()), log);
+      ChildProcess broker = JavaCommand.mainClass("kafka.Kafka").jarsOnly().heap(heap)
+          .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args(config.toString()).start("kafka", log);
       KafkaBroker started = new KafkaBroker(broker, port, clientProperties);
       broker.awaitReady(readyTimeout, () -> {
         try (Admin admin = started.admin()) {
@@ -191,11 +190,27 @@ public final class KafkaBroker implements AutoCloseable {
       return started;
     }
 
-    private List<String> java(String mainClass, String... args) {
-      return JavaCommand.mainClass(mainClass).heap(heap)
-          .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-          .args(args).toList();
+    /**
+     * Kafka's storage format, in this JVM: its {@code StorageTool} returns instead of exiting, and a JVM of its own
+     * would cost a second of CPU per broker start. Its output goes to {@code format.log}.
+     */
+    private void format(Path config) throws IOException {
+      ByteArrayOutputStream output = new ByteArrayOutputStream();
+      int code;
+      try (PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8)) {
+        code = StorageTool.execute(new String[] {"format", "-t",
+            UUID.randomUUID().toString().replace("-", "").substring(0, 22), "-c", config.toString()}, print);
+      } catch (RuntimeException e) {
+        throw new IOException("kafka storage format failed: " + e + "; " + output.toString(StandardCharsets.UTF_8), e);
+      } finally {
+        Files.write(dir.resolve("format.log"), output.toByteArray());
+      }
+      if (code != 0) {
+        throw new IOException("kafka storage format failed with code " + code + ": "
+            + output.toString(StandardCharsets.UTF_8));
+      }
     }
+
   }
 
   public String bootstrapServers() {

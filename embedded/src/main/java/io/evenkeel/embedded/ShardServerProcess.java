@@ -51,7 +51,7 @@ public final class ShardServerProcess implements AutoCloseable {
       List<String> args) throws IOException {
     long logStart = Files.exists(log) ? Files.size(log) : 0;
     java.args("--data-dir", dataDir.toString(), "--port", Integer.toString(port)).args(args);
-    return new ShardServerProcess(ChildProcess.start(name, java.toList(), log), logStart);
+    return new ShardServerProcess(java.start(name, log), logStart);
   }
 
   /**

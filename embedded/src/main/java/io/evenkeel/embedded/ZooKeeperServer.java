@@ -51,9 +51,9 @@ public final class ZooKeeperServer implements AutoCloseable {
     try (OutputStream out = Files.newOutputStream(cfg)) {
       config.store(out, "Evenkeel standalone ZooKeeper");
     }
-    ChildProcess process = ChildProcess.start("zookeeper", JavaCommand.mainClass(MAIN).heap("256m")
+    ChildProcess process = JavaCommand.mainClass(MAIN).jarsOnly().heap("256m")
         .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-        .args(cfg.toString()).toList(), log);
+        .args(cfg.toString()).start("zookeeper", log);
     process.awaitReady(readyTimeout, () -> "imok".equals(fourLetterWord(port, "ruok")));
     return new ZooKeeperServer(process, port);
   }

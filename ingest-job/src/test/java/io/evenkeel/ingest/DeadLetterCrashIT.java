@@ -81,7 +81,7 @@ class DeadLetterCrashIT {
   }
 
   private ChildProcess startJob() throws Exception {
-    ChildProcess job = ChildProcess.start("ingest-job", JavaCommand.mainClass(IngestJobMain.class.getName())
+    ChildProcess job = JavaCommand.mainClass(IngestJobMain.class.getName())
         .classpath(System.getProperty("java.class.path")).heap("512m")
         .args("--local", "--web-ui-port", Integer.toString(FreePorts.one()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "changes",
@@ -90,7 +90,7 @@ class DeadLetterCrashIT {
             "--placement", "127.0.0.1:" + server.port() + "=0-3", "--effective-delay-ms", "2000",
             "--max-clock-skew-ms", "500",
             "--checkpoint-interval-ms", "1000", "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString())
-        .toList(), dir.resolve("job-" + jobs.size() + ".log"));
+        .start("ingest-job", dir.resolve("job-" + jobs.size() + ".log"));
     jobs.add(job);
     return job;
   }

@@ -170,7 +170,7 @@ final class LocalStack implements AutoCloseable {
     kafka.ensureTopic(cdc.topic(), StackOptions.TOPIC_PARTITIONS, Map.of("retention.ms", "-1"));
     Path cdcLog = log("cdc");
     Callable<ChildProcess> launchCdc = () -> {
-      ChildProcess runner = supervise(ChildProcess.start("cdc", cdcCommand(kafka, cdc), cdcLog));
+      ChildProcess runner = supervise(cdcCommand(kafka, cdc).start("cdc", cdcLog));
       // Ready once it has checked the table and started Debezium (it exits naming the problem otherwise).
       runner.awaitReady(READY_TIMEOUT, () -> Files.readString(cdcLog).contains("cdc: capturing"));
       return runner;
@@ -180,7 +180,7 @@ final class LocalStack implements AutoCloseable {
     ready("cdc", cdc.table() + " into topic " + cdc.topic(), t);
   }
 
-  private List<String> cdcCommand(KafkaBroker kafka, CdcOptions cdc) {
+  private JavaCommand cdcCommand(KafkaBroker kafka, CdcOptions cdc) {
     return JavaCommand.mainClass("io.evenkeel.cdc.CdcMain")
         .classpath(home.cdcClasspath()).heap("384m").jvmOptions(jvmFlags)
         .args("--source", cdc.source(), "--table", cdc.table(), "--columns", cdc.columns(),
@@ -188,8 +188,7 @@ final class LocalStack implements AutoCloseable {
             "--topic-prefix", CdcOptions.TOPIC_PREFIX,
             "--state-dir", options.dataDir().resolve("cdc").toAbsolutePath().toString())
         .args(cdc.passwordFile() == null ? List.of() : List.of("--password-file", cdc.passwordFile().toString()))
-        .args(kafkaArgs)
-        .toList();
+        .args(kafkaArgs);
   }
 
   /**
@@ -201,8 +200,8 @@ final class LocalStack implements AutoCloseable {
     // Writers and queries follow the cluster state: a shard's primary moves when its server dies.
     PlacementSettings placement = new PlacementSettings(options.shards(), ShardPlacement.FROM_CLUSTER_STATE);
     PolicySpec policy = PolicySpec.parse(options.policy());
-    Callable<ChildProcess> launchIngest = () -> supervise(ChildProcess.start("ingest-job",
-        ingestJobCommand(kafka, placement, policy), log("ingest-job")));
+    Callable<ChildProcess> launchIngest = () -> supervise(
+        ingestJobCommand(kafka, placement, policy).start("ingest-job", log("ingest-job")));
     HttpClient http = security == null ? HttpClient.newHttpClient() : security.httpClient();
     // Started again, it resumes at the offsets it had written (--start-offsets committed, its default).
     relaunchers.put("ingest-job", () -> {
@@ -212,8 +211,8 @@ final class LocalStack implements AutoCloseable {
     });
 
     // It holds no data: one that died (it exits on OutOfMemoryError) is started again on its port.
-    Callable<ChildProcess> launchQuery = () -> supervise(ChildProcess.start("query-service",
-        queryServiceCommand(kafka, flinkUi, placement, policy), log("query-service")));
+    Callable<ChildProcess> launchQuery = () -> supervise(
+        queryServiceCommand(kafka, flinkUi, placement, policy).start("query-service", log("query-service")));
     relaunchers.put("query-service", () -> {
       ChildProcess query = launchQuery.call();
       query.awaitReady(READY_TIMEOUT, () -> healthy(http, queryService));
@@ -228,7 +227,7 @@ final class LocalStack implements AutoCloseable {
     ready("query-service", queryService + "/sql, console at " + queryService + "/console", queryStarted);
   }
 
-  private List<String> ingestJobCommand(KafkaBroker kafka, PlacementSettings placement, PolicySpec policy) {
+  private JavaCommand ingestJobCommand(KafkaBroker kafka, PlacementSettings placement, PolicySpec policy) {
     return JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
         .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(options.ports().flinkUi()),
@@ -244,11 +243,10 @@ final class LocalStack implements AutoCloseable {
         .args(kafkaArgs)
         .args(security == null ? List.of() : security.clientArgs(LocalSecurity.WRITER))
         .args(security == null ? List.of() : security.webUiArgs())
-        .args(options.jobArgs())
-        .toList();
+        .args(options.jobArgs());
   }
 
-  private List<String> queryServiceCommand(KafkaBroker kafka, String flinkUi, PlacementSettings placement,
+  private JavaCommand queryServiceCommand(KafkaBroker kafka, String flinkUi, PlacementSettings placement,
       PolicySpec policy) {
     return JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
         .args("--port", Integer.toString(options.ports().queryService()),
@@ -260,21 +258,20 @@ final class LocalStack implements AutoCloseable {
         .args(kafkaArgs)
         .args(security != null ? security.clientArgs("query") : List.of())
         .args(security != null ? security.httpsArgs() : List.of())
-        .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()))
-        .toList();
+        .args(queryServiceKeys() == null ? List.of() : List.of("--api-keys", queryServiceKeys().toString()));
   }
 
   /** Starts the replayer of the Singles' Day workload into the stack's topic. */
   private void startReplayer(KafkaBroker kafka) throws IOException, InterruptedException {
     long t = step("replayer");
-    ChildProcess replayer = supervise(ChildProcess.start("replayer",
+    ChildProcess replayer = supervise(
         JavaCommand.mainClass("io.evenkeel.workload.SinglesDayReplayer")
             .classpath(home.launcherClasspath()).heap("256m").jvmOptions(jvmFlags)
             .args("--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
                 "--rate", Double.toString(options.rate()), "--surge-factor", Double.toString(options.surgeFactor()),
                 "--theta", Double.toString(options.theta()))
             .args(kafkaArgs)
-            .toList(), log("replayer")));
+            .start("replayer", log("replayer")));
     // It has nothing to wait for; a second alive means its arguments were accepted and it reached Kafka's client.
     replayer.awaitReady(Duration.ofSeconds(30), () -> ready(replayer));
     ready("replayer", String.format("%.0f changes/s (x%.1f surge), theta %.2f", options.rate(),

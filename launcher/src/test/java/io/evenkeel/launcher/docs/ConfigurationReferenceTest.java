@@ -43,7 +43,10 @@ class ConfigurationReferenceTest {
         .append("with:\n\n```\n").append(REGENERATE).append("\n```\n\n")
         .append("`bin/evenkeel local` starts the servers below with these flags; on other hosts, start them yourself\n")
         .append("([DEPLOYING.md](DEPLOYING.md)). `EVENKEEL_JVM_OPTIONS` in the environment adds JVM options (split at\n")
-        .append("white space, after the process's own, so they win) to `bin/evenkeel` and every process it starts.\n");
+        .append("white space, after the process's own, so they win) to `bin/evenkeel` and every process it starts.\n")
+        .append("`EVENKEEL_CLASS_DATA_DIR` names where the class-data archives (AppCDS) of the JVMs it starts are kept\n")
+        .append("(default `~/.cache/evenkeel/class-data`; an empty value keeps none): each kind of process writes one\n")
+        .append("when it first exits cleanly and starts on less CPU from then on.\n");
     section(doc, "bin/evenkeel", new CommandLine(new Evenkeel()));
     section(doc, "bin/evenkeel cdc", new CommandLine(CdcMain.class));
     section(doc, "bin/evenkeel translog", new CommandLine(TranslogTool.class));
