@@ -14,7 +14,10 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 
 /**
  * One supervised child process: its stdout and stderr are appended to a log file (so a restart keeps the previous
@@ -38,11 +41,22 @@ public final class ChildProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path log;
+  /** Completes with the exit code once the child exited and what was to run then ran. */
+  private volatile CompletableFuture<Integer> exited;
 
   private ChildProcess(String name, Process process, Path log) {
     this.name = name;
     this.process = process;
     this.log = log;
+    this.exited = process.onExit().thenApply(Process::exitValue);
+  }
+
+  /** Runs {@code action} with the exit code when the child exits: before {@link #onExit} completes or stop returns. */
+  void whenExited(IntConsumer action) {
+    exited = exited.thenApply(code -> {
+      action.accept(code);
+      return code;
+    });
   }
 
   /** Starts {@code command} with its output appended to {@code log}. */
@@ -107,7 +121,7 @@ public final class ChildProcess implements AutoCloseable {
 
   /** Completes when the child exits, with its exit code. */
   public CompletableFuture<Integer> onExit() {
-    return process.onExit().thenApply(Process::exitValue);
+    return exited;
   }
 
   public Path log() {
@@ -154,13 +168,24 @@ public final class ChildProcess implements AutoCloseable {
         }
       }
     }
+    awaitExitActions();
     return process.exitValue();
   }
 
   /** SIGKILL, waiting (at most 30 s) until the child is gone. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
-    process.waitFor(30, TimeUnit.SECONDS);
+    if (process.waitFor(30, TimeUnit.SECONDS)) {
+      awaitExitActions();
+    }
+  }
+
+  private void awaitExitActions() throws InterruptedException {
+    try {
+      exited.get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // An action that failed or hangs does not keep the child from being stopped.
+    }
   }
 
   /** Sends the signal {@code name} ({@code STOP}, {@code CONT}, ...) with {@code kill}. */

@@ -20,7 +20,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
@@ -118,27 +117,24 @@ final class ClassDataArchive {
   }
 
   /**
-   * Moves the archive the child wrote into place once it exits cleanly ({@code exit} completes with its exit code);
-   * releases the claim either way.
+   * Moves the archive the child wrote into place if it exited cleanly with {@code exitCode}; releases the claim
+   * either way.
    */
-  void publishOn(CompletableFuture<Integer> exit) {
+  void publish(int exitCode) {
     if (written == null) {
       return;
     }
-    exit.whenComplete((code, failure) -> {
-      try {
-        if (failure == null && CLEAN_EXITS.contains(code) && Files.isRegularFile(written)
-            && Files.size(written) > 0) {
-          Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-          deleteEarlierBuilds();
-        }
-      } catch (IOException e) {
-        // The next start writes one again.
-      } finally {
-        deleteQuietly(written);
-        deleteQuietly(claim);
+    try {
+      if (CLEAN_EXITS.contains(exitCode) && Files.isRegularFile(written) && Files.size(written) > 0) {
+        Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        deleteEarlierBuilds();
       }
-    });
+    } catch (IOException e) {
+      // The next start writes one again.
+    } finally {
+      deleteQuietly(written);
+      deleteQuietly(claim);
+    }
   }
 
   /** Archives of the same command with other jars (an earlier build): no start can use them again. */

@@ -104,7 +104,7 @@ public final class JavaCommand {
   public ChildProcess start(String name, Path log) throws IOException {
     ClassDataArchive archive = ClassDataArchive.of(classData, target, jar, classpath);
     ChildProcess child = ChildProcess.start(name, toList(archive.jvmOptions()), log);
-    archive.publishOn(child.onExit());
+    child.whenExited(archive::publish);
     return child;
   }
 

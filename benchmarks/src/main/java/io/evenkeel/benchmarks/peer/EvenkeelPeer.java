@@ -155,13 +155,20 @@ public final class EvenkeelPeer implements AutoCloseable {
     }
   }
 
-  /** The number of rows a query returns. */
-  int query(String sql, List<Object> params) throws IOException, InterruptedException {
-    return rows(sql, params).size();
+  /** A query's row count and the service's own time for it ({@code took_ms}). */
+  record Answer(int rows, double tookMs) {}
+
+  Answer query(String sql, List<Object> params) throws IOException, InterruptedException {
+    JsonNode answer = answer(sql, params);
+    return new Answer(answer.path("rows").size(), answer.path("took_ms").asDouble());
   }
 
   /** The rows a query returns (the service's JSON {@code rows}); throws with the answer when it is not 200. */
   public JsonNode rows(String sql, List<Object> params) throws IOException, InterruptedException {
+    return answer(sql, params).path("rows");
+  }
+
+  private JsonNode answer(String sql, List<Object> params) throws IOException, InterruptedException {
     ObjectNode body = JSON.createObjectNode().put("sql", sql);
     params.forEach(body.putArray("params")::addPOJO);
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))
@@ -171,7 +178,7 @@ public final class EvenkeelPeer implements AutoCloseable {
       throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " "
           + params);
     }
-    return JSON.readTree(response.body()).path("rows");
+    return JSON.readTree(response.body());
   }
 
   /** The local stack's processes (the launcher and its children), for CPU accounting. */

@@ -62,17 +62,27 @@ final class OpenSearchPeer implements AutoCloseable {
         throw new IOException("fetching the OpenSearch jars failed (exit code " + fetch.exitValue() + ")");
       }
     }
-    Path java = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
-        + "/usr/lib/jvm; set PEER_JAVA_HOME")).resolve("bin/java");
+    Path jdk = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
+        + "/usr/lib/jvm; set PEER_JAVA_HOME"));
     int[] ports = FreePorts.pick(2);
     int http = ports[0];
     int transport = ports[1];
     Files.createDirectories(home);
-    List<String> command = new ArrayList<>(List.of(java.toString(), "-Xms" + heap, "-Xmx" + heap,
-        "-XX:+UseG1GC", "--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
-        "-Djava.io.tmpdir=" + home, "-Djava.awt.headless=true", "-Dlog4j2.disable.jmx=true",
-        "-cp", lib + "/*", peer.resolve("OpenSearchNode.java").toString(),
-        home.toString(), Integer.toString(http), Integer.toString(transport)));
+    // The options OpenSearch's own distribution starts its JVM with (config/jvm.options), as the project's shared
+    // peer does: G1 with a larger reserve and an earlier marking cycle, the heap touched at start, Netty's pooling.
+    List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString(), "-Xms" + heap, "-Xmx" + heap,
+        "-XX:+UseG1GC", "-XX:G1ReservePercent=25", "-XX:InitiatingHeapOccupancyPercent=30", "-XX:+AlwaysPreTouch",
+        "-Xss1m", "-XX:-OmitStackTraceInFastThrow", "-Dfile.encoding=UTF-8", "-Djna.nosys=true",
+        "-Dio.netty.noUnsafe=true", "-Dio.netty.noKeySetOptimization=true",
+        "-Dio.netty.recycler.maxCapacityPerThread=0", "-Dio.netty.allocator.numDirectArenas=0",
+        "-Dlog4j.shutdownHookEnabled=false", "-Dorg.apache.lucene.store.MMapDirectory.sharedArenaMaxPermits=1",
+        "--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector",
+        "-Djava.io.tmpdir=" + home, "-Djava.awt.headless=true", "-Dlog4j2.disable.jmx=true"));
+    if (feature(jdk) >= 25) {
+      command.add("-XX:+UseCompactObjectHeaders");
+    }
+    command.addAll(List.of("-cp", lib + "/*", peer.resolve("OpenSearchNode.java").toString(), home.toString(),
+        Integer.toString(http), Integer.toString(transport)));
     ChildProcess process = ChildProcess.start("opensearch", command, home.resolve("node.log"));
     Pattern ready = Pattern.compile("(?m)^READY \\d+ (.*)$");
     String[] version = new String[1];
@@ -112,11 +122,14 @@ final class OpenSearchPeer implements AutoCloseable {
     send("POST", "/" + INDEX + "/_refresh", null);
   }
 
-  /** The hits of a search routed to {@code tenant}'s shard. */
-  int search(long tenant, String body) throws IOException, InterruptedException {
+  /** A search's hits and the node's own time for it ({@code took}, whole ms). */
+  record Answer(int rows, double tookMs) {}
+
+  /** A search routed to {@code tenant}'s shard. */
+  Answer search(long tenant, String body) throws IOException, InterruptedException {
     JsonNode response = JSON.readTree(send("POST", "/" + INDEX + "/_search?routing=" + tenant
-        + "&filter_path=hits.hits._id", body));
-    return response.path("hits").path("hits").size();
+        + "&filter_path=took,hits.hits._id", body));
+    return new Answer(response.path("hits").path("hits").size(), response.path("took").asDouble());
   }
 
   /** Documents in the index (after a refresh). */

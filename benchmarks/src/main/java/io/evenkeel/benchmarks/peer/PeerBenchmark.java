@@ -17,26 +17,35 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
 import org.apache.lucene.util.IOUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 /**
- * Evenkeel beside a real OpenSearch node on this machine, in one run, on the same rows and queries: each loads the
- * rows to searchable twice (cold: first load of a fresh system; warm: the same number of new rows again), then both
- * answer the same tenant-scoped queries, whose row counts must agree. Prints a Markdown table and writes it with a
- * PNG chart to {@code --out}.
+ * Evenkeel beside a real OpenSearch node on this machine, on the same rows and queries, each system measured alone:
+ * a repetition starts one system fresh, loads the rows to searchable twice (cold: its first load; warm: as many new
+ * rows again), asks the tenant-scoped queries, and stops it; then the other. The order alternates between
+ * repetitions, so that a drift of the machine falls on both. Medians and spreads over the repetitions go into a
+ * Markdown table with a PNG chart in {@code --out}; the row counts of every query must agree between the systems.
  */
 @Command(name = "peer-benchmark", mixinStandardHelpOptions = true,
-    description = "Evenkeel (bin/evenkeel local, load --wait, SQL) against one OpenSearch node (_bulk, _search).")
+    description = "Evenkeel (bin/evenkeel local, load --wait, SQL) against one OpenSearch node (_bulk, _search), each"
+        + " alone, in alternating repetitions.")
 public final class PeerBenchmark implements Callable<Integer> {
+  static final String EVENKEEL = "Evenkeel";
+  static final String OPENSEARCH = "OpenSearch";
   private static final long SEED = 20_221_111;
   private static final long WARM_ROW_OFFSET = 10_000_000_000L;
-  private static final int BULK_ROWS = 1_000;
+  static final String HOT = "hot tenants (5 largest)";
+  static final String SMALL = "small tenants (20 smallest)";
 
   @Option(names = "--rows", defaultValue = "300000", description = "Rows per load (default: ${DEFAULT-VALUE}).")
   int rows;
@@ -50,6 +59,19 @@ public final class PeerBenchmark implements Callable<Integer> {
 
   @Option(names = "--warmup-queries", defaultValue = "200", description = "Untimed first (default: ${DEFAULT-VALUE}).")
   int warmupQueries;
+
+  @Option(names = "--repetitions", defaultValue = "3",
+      description = "Runs of each system, alternating which goes first (default: ${DEFAULT-VALUE}).")
+  int repetitions;
+
+  @Option(names = "--bulk-threads", defaultValue = "4",
+      description = "OpenSearch's _bulk client threads: twice the node's write pool on 2 cores, so that a request "
+          + "is always waiting (default: ${DEFAULT-VALUE}).")
+  int bulkThreads;
+
+  @Option(names = "--bulk-rows", defaultValue = "5000",
+      description = "Rows per _bulk request, about 2 MB (default: ${DEFAULT-VALUE}).")
+  int bulkRows;
 
   @Option(names = "--opensearch-shards", defaultValue = "8", description = "(default: ${DEFAULT-VALUE})")
   int openSearchShards;
@@ -71,12 +93,13 @@ public final class PeerBenchmark implements Callable<Integer> {
       description = "Where the Markdown and the PNG go (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--smoke", description = "A few thousand rows and a few queries: checks the command works.")
+  @Option(names = "--smoke",
+      description = "A few thousand rows, a few queries, one repetition: checks the command works.")
   boolean smoke;
 
   /**
-   * A system's load: docs per second to searchable; CPU seconds its processes spent, and all processes of the machine
-   * (the 2 cores give 2 CPU seconds per second).
+   * A system's load: docs per second to searchable; CPU seconds its processes spent (Evenkeel's, by process), and all
+   * processes of the machine (2 cores give 2 CPU seconds per second).
    */
   public record Load(int rows, double seconds, Map<String, Double> cpuSeconds, double machineCpuSeconds) {
     public double docsPerSecond() {
@@ -84,7 +107,7 @@ public final class PeerBenchmark implements Callable<Integer> {
     }
   }
 
-  /** Latencies of one tenant group on one system, in ms, in query order. */
+  /** Latencies of one tenant group, in ms, in query order. */
   public record Latencies(double[] ms) {
     public double percentile(double p) {
       double[] sorted = ms.clone();
@@ -93,10 +116,21 @@ public final class PeerBenchmark implements Callable<Integer> {
     }
   }
 
-  /** What a run measured. */
-  public record Result(Map<String, Load> evenkeel, Map<String, Load> openSearch, Map<String, Latencies> evenkeelQueries,
-      Map<String, Latencies> openSearchQueries, int queriesCompared, int countMismatches, List<String> mismatches,
-      String openSearchVersion, Path markdown, Path png) {}
+  /**
+   * One system's repetition: its two loads; per tenant group the timed queries' latencies as the client saw them
+   * and as the server reported them (OpenSearch's {@code took}, Evenkeel's {@code took_ms}); every query's row count.
+   */
+  public record SystemRun(String system, int repetition, Load cold, Load warm, Map<String, Latencies> clientMs,
+      Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
+
+  /** What a run measured: each system's repetitions in the order they ran. */
+  public record Result(List<SystemRun> inOrder, int queriesCompared, List<String> mismatches,
+      String openSearchVersion, long bulkBytes, Path markdown, Path png) {
+    /** A system's repetitions, in order. */
+    public List<SystemRun> of(String system) {
+      return inOrder.stream().filter(run -> run.system().equals(system)).toList();
+    }
+  }
 
   /** What runs now, closed in reverse order at the end or when the JVM is asked to stop (Ctrl-C). */
   private final Deque<AutoCloseable> running = new ConcurrentLinkedDeque<>();
@@ -122,7 +156,7 @@ public final class PeerBenchmark implements Callable<Integer> {
     Result result = run();
     System.out.println(Files.readString(result.markdown()));
     System.out.println("written: " + result.markdown() + ", " + result.png());
-    return result.countMismatches() == 0 ? 0 : 1;
+    return result.mismatches().isEmpty() ? 0 : 1;
   }
 
   /** Runs the whole comparison; the work directory is removed after. */
@@ -133,6 +167,12 @@ public final class PeerBenchmark implements Callable<Integer> {
       tenants = Math.min(tenants, 100);
       queries = Math.min(queries, 20);
       warmupQueries = Math.min(warmupQueries, 5);
+      repetitions = 1;
+      bulkRows = Math.min(bulkRows, 1_000);
+    }
+    if (repetitions < 1 || bulkThreads < 1 || bulkRows < 1) {
+      throw new CommandLine.ParameterException(new CommandLine(this),
+          "--repetitions, --bulk-threads and --bulk-rows must be at least 1");
     }
     repo = repo.toAbsolutePath().normalize();
     Path work = Files.createTempDirectory("evenkeel-peer-");
@@ -144,6 +184,10 @@ public final class PeerBenchmark implements Callable<Integer> {
     }
   }
 
+  /** The rows and queries both systems get. */
+  private record Workload(PeerRows cold, PeerRows warm, Path coldFile, Path warmFile, List<String> coldBulk,
+      List<String> warmBulk, Map<String, List<PeerQuery>> queries) {}
+
   private Result run(Path work) throws Exception {
     PeerRows cold = PeerRows.generate(SEED, rows, tenants);
     PeerRows warm = cold.shifted(WARM_ROW_OFFSET);
@@ -153,58 +197,113 @@ public final class PeerBenchmark implements Callable<Integer> {
     warm.writeJsonLines(warmFile);
     List<List<Long>> groups = PeerQueries.tenants(cold.rows(), 5, 20);
     Map<String, List<PeerQuery>> queriesByGroup = new LinkedHashMap<>();
-    queriesByGroup.put("hot tenants (5 largest)",
-        PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
-    queriesByGroup.put("small tenants (20 smallest)",
-        PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
-    System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); work dir"
-        + " %s%n",
-        rows, tenants, 100.0 * largestShare(cold.rows()), work);
+    queriesByGroup.put(HOT, PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
+    queriesByGroup.put(SMALL, PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
+    // Built before any clock starts, as the loader reads its file before it sends.
+    Workload workload = new Workload(cold, warm, coldFile, warmFile, cold.bulkBodies(OpenSearchPeer.INDEX, bulkRows),
+        warm.bulkBodies(OpenSearchPeer.INDEX, bulkRows), queriesByGroup);
+    long bulkBytes = workload.coldBulk().get(0).length();
+    System.out.printf(Locale.ROOT, "%,d rows per load over %d Zipf(1) tenants (the largest holds %.1f%%); %d "
+        + "repetitions; work dir %s%n", rows, tenants, 100.0 * largestShare(cold.rows()), repetitions, work);
 
-    Map<String, Load> openSearchLoads = new LinkedHashMap<>();
-    Map<String, Load> evenkeelLoads = new LinkedHashMap<>();
-    try (OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, work.resolve("opensearch"), openSearchHeap))) {
-      System.out.println("OpenSearch node up: " + openSearch.version());
-      openSearch.createIndex(openSearchShards);
-      openSearchLoads.put("cold", bulkLoad(openSearch, cold, rows));
-      openSearchLoads.put("warm", bulkLoad(openSearch, warm, 2L * rows));
-      try (EvenkeelPeer evenkeel = started(EvenkeelPeer.start(repo, work.resolve("evenkeel"), shardServers, shards))) {
-        System.out.println("Evenkeel local stack up");
-        evenkeelLoads.put("cold", evenkeelLoad(evenkeel, coldFile, rows));
-        evenkeelLoads.put("warm", evenkeelLoad(evenkeel, warmFile, rows));
-        Map<String, Latencies> evenkeelQueries = new LinkedHashMap<>();
-        Map<String, Latencies> openSearchQueries = new LinkedHashMap<>();
-        List<String> mismatches = new ArrayList<>();
-        int compared = 0;
-        for (Map.Entry<String, List<PeerQuery>> group : queriesByGroup.entrySet()) {
-          List<PeerQuery> list = group.getValue();
-          double[] evenkeelMs = new double[queries];
-          double[] openSearchMs = new double[queries];
-          for (int i = 0; i < list.size(); i++) {
-            PeerQuery query = list.get(i);
-            // Alternating per query, so that drift on a shared machine hits both systems alike.
-            long started = System.nanoTime();
-            int evenkeelRows = evenkeel.query(query.sql(), query.params());
-            long between = System.nanoTime();
-            int openSearchRows = openSearch.search(query.tenant(), query.openSearch());
-            long done = System.nanoTime();
-            if (i >= warmupQueries) {
-              evenkeelMs[i - warmupQueries] = (between - started) / 1e6;
-              openSearchMs[i - warmupQueries] = (done - between) / 1e6;
-            }
-            compared++;
-            if (evenkeelRows != openSearchRows) {
-              mismatches.add(query.sql() + " " + query.params() + ": Evenkeel " + evenkeelRows + " rows, OpenSearch "
-                  + openSearchRows);
-            }
-          }
-          evenkeelQueries.put(group.getKey(), new Latencies(evenkeelMs));
-          openSearchQueries.put(group.getKey(), new Latencies(openSearchMs));
+    List<SystemRun> inOrder = new ArrayList<>();
+    Map<String, SystemRun> latest = new LinkedHashMap<>();
+    List<String> mismatches = new ArrayList<>();
+    String[] openSearchVersion = {"OpenSearch"};
+    int compared = 0;
+    for (int repetition = 1; repetition <= repetitions; repetition++) {
+      List<String> order = repetition % 2 == 1 ? List.of(OPENSEARCH, EVENKEEL) : List.of(EVENKEEL, OPENSEARCH);
+      for (String system : order) {
+        Path home = work.resolve(system.toLowerCase(Locale.ROOT) + "-" + repetition);
+        System.out.printf("repetition %d of %d: %s alone%n", repetition, repetitions, system);
+        SystemRun run = system.equals(EVENKEEL) ? runEvenkeel(home, repetition, workload)
+            : runOpenSearch(home, repetition, workload, openSearchVersion);
+        inOrder.add(run);
+        latest.put(system, run);
+      }
+      List<Integer> evenkeelCounts = latest.get(EVENKEEL).rowCounts();
+      List<Integer> openSearchCounts = latest.get(OPENSEARCH).rowCounts();
+      List<PeerQuery> all = workload.queries().values().stream().flatMap(List::stream).toList();
+      for (int i = 0; i < all.size(); i++) {
+        compared++;
+        if (!evenkeelCounts.get(i).equals(openSearchCounts.get(i))) {
+          mismatches.add(all.get(i).sql() + " " + all.get(i).params() + ": Evenkeel " + evenkeelCounts.get(i)
+              + " rows, OpenSearch " + openSearchCounts.get(i) + " (repetition " + repetition + ")");
         }
-        return report(new Result(evenkeelLoads, openSearchLoads, evenkeelQueries, openSearchQueries, compared,
-            mismatches.size(), mismatches, openSearch.version(), null, null));
       }
     }
+    return report(new Result(inOrder, compared, mismatches, openSearchVersion[0], bulkBytes, null, null));
+  }
+
+  private SystemRun runOpenSearch(Path home, int repetition, Workload workload, String[] version) throws Exception {
+    OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, home, openSearchHeap));
+    try {
+      version[0] = openSearch.version();
+      System.out.println("OpenSearch node up: " + openSearch.version());
+      openSearch.createIndex(openSearchShards);
+      Load cold = bulkLoad(openSearch, workload.coldBulk(), workload.cold().rows().size(), rows);
+      Load warm = bulkLoad(openSearch, workload.warmBulk(), workload.warm().rows().size(), 2L * rows);
+      Queried queried = query(workload.queries(), q -> {
+        OpenSearchPeer.Answer answer = openSearch.search(q.tenant(), q.openSearch());
+        return new Timed(answer.rows(), answer.tookMs());
+      });
+      return new SystemRun(OPENSEARCH, repetition, cold, warm, queried.clientMs(), queried.serverMs(),
+          queried.rowCounts());
+    } finally {
+      stop(openSearch);
+    }
+  }
+
+  private SystemRun runEvenkeel(Path home, int repetition, Workload workload) throws Exception {
+    EvenkeelPeer evenkeel = started(EvenkeelPeer.start(repo, home, shardServers, shards));
+    try {
+      System.out.println("Evenkeel local stack up");
+      Load cold = evenkeelLoad(evenkeel, workload.coldFile(), rows);
+      Load warm = evenkeelLoad(evenkeel, workload.warmFile(), rows);
+      Queried queried = query(workload.queries(), q -> {
+        EvenkeelPeer.Answer answer = evenkeel.query(q.sql(), q.params());
+        return new Timed(answer.rows(), answer.tookMs());
+      });
+      return new SystemRun(EVENKEEL, repetition, cold, warm, queried.clientMs(), queried.serverMs(),
+          queried.rowCounts());
+    } finally {
+      stop(evenkeel);
+    }
+  }
+
+  /** A query's rows and the server's own time for it, in ms. */
+  record Timed(int rows, double serverMs) {}
+
+  @FunctionalInterface
+  interface Asker {
+    Timed ask(PeerQuery query) throws Exception;
+  }
+
+  private record Queried(Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
+
+  /** Every group's queries in order on one thread and one keep-alive connection, the first ones untimed. */
+  private Queried query(Map<String, List<PeerQuery>> groups, Asker asker) throws Exception {
+    Map<String, Latencies> clientMs = new LinkedHashMap<>();
+    Map<String, Latencies> serverMs = new LinkedHashMap<>();
+    List<Integer> rowCounts = new ArrayList<>();
+    for (Map.Entry<String, List<PeerQuery>> group : groups.entrySet()) {
+      double[] client = new double[queries];
+      double[] server = new double[queries];
+      List<PeerQuery> list = group.getValue();
+      for (int i = 0; i < list.size(); i++) {
+        long started = System.nanoTime();
+        Timed answer = asker.ask(list.get(i));
+        double ms = (System.nanoTime() - started) / 1e6;
+        if (i >= warmupQueries) {
+          client[i - warmupQueries] = ms;
+          server[i - warmupQueries] = answer.serverMs();
+        }
+        rowCounts.add(answer.rows());
+      }
+      clientMs.put(group.getKey(), new Latencies(client));
+      serverMs.put(group.getKey(), new Latencies(server));
+    }
+    return new Queried(clientMs, serverMs, rowCounts);
   }
 
   private <T extends AutoCloseable> T started(T peer) {
@@ -212,13 +311,37 @@ public final class PeerBenchmark implements Callable<Integer> {
     return peer;
   }
 
-  /** {@code _bulk} of 1,000 rows per request, one client thread, from the first request to a completed refresh. */
-  private static Load bulkLoad(OpenSearchPeer openSearch, PeerRows rows, long expectedDocs) throws Exception {
-    List<String> bodies = rows.bulkBodies(OpenSearchPeer.INDEX, BULK_ROWS);
-    double machineCpu = machineCpuSeconds();
+  /** Stops a system before the other starts: each is measured alone. */
+  private void stop(AutoCloseable peer) throws Exception {
+    running.remove(peer);
+    peer.close();
+  }
+
+  /**
+   * {@code _bulk} requests sent by {@code --bulk-threads} clients at once, from the first request to a completed
+   * refresh; the node's documents must then be {@code expectedDocs}.
+   */
+  private Load bulkLoad(OpenSearchPeer openSearch, List<String> bodies, int loaded, long expectedDocs)
+      throws Exception {
+    double machineCpu = ProcessCpu.machineSeconds();
     long started = System.nanoTime();
-    for (String body : bodies) {
-      openSearch.bulk(body);
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService clients = Executors.newFixedThreadPool(bulkThreads);
+    try {
+      List<Future<Void>> sent = new ArrayList<>();
+      for (int t = 0; t < bulkThreads; t++) {
+        sent.add(clients.submit(() -> {
+          for (int i = next.getAndIncrement(); i < bodies.size(); i = next.getAndIncrement()) {
+            openSearch.bulk(bodies.get(i));
+          }
+          return null;
+        }));
+      }
+      for (Future<Void> client : sent) {
+        client.get();
+      }
+    } finally {
+      clients.shutdownNow();
     }
     openSearch.refresh();
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -226,69 +349,113 @@ public final class PeerBenchmark implements Callable<Integer> {
     if (docs != expectedDocs) {
       throw new IllegalStateException("OpenSearch holds " + docs + " documents after the load, not " + expectedDocs);
     }
-    System.out.printf(Locale.ROOT, "OpenSearch: %,d rows searchable in %.1f s%n", rows.rows().size(), seconds);
-    return new Load(rows.rows().size(), seconds, Map.of(), machineCpuSeconds() - machineCpu);
+    System.out.printf(Locale.ROOT, "OpenSearch: %,d rows searchable in %.1f s%n", loaded, seconds);
+    return new Load(loaded, seconds, Map.of(), ProcessCpu.machineSeconds() - machineCpu);
   }
 
   private static Load evenkeelLoad(EvenkeelPeer evenkeel, Path file, int rows) throws Exception {
     List<ProcessHandle> processes = evenkeel.processes();
     Map<String, Duration> cpuBefore = ProcessCpu.of(processes);
-    double machineCpu = machineCpuSeconds();
+    double machineCpu = ProcessCpu.machineSeconds();
     long started = System.nanoTime();
     evenkeel.loadAndWait(file);
     double seconds = (System.nanoTime() - started) / 1e9;
     Map<String, Double> cpuSeconds = ProcessCpu.between(cpuBefore, ProcessCpu.of(processes));
     System.out.printf(Locale.ROOT, "Evenkeel: %,d rows loaded and searchable in %.1f s (bin/evenkeel load --wait)%n",
         rows, seconds);
-    return new Load(rows, seconds, cpuSeconds, machineCpuSeconds() - machineCpu);
+    return new Load(rows, seconds, cpuSeconds, ProcessCpu.machineSeconds() - machineCpu);
   }
 
-  private static double machineCpuSeconds() throws IOException {
-    return ProcessCpu.machineSeconds();
+  /** One figure of a system over its repetitions: the median, the smallest and the largest. */
+  record Spread(double median, double min, double max) {
+    static Spread of(List<SystemRun> runs, ToDoubleFunction<SystemRun> figure) {
+      double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
+      return new Spread(BenchmarkFigures.percentile(values, 0.5), values[0], values[values.length - 1]);
+    }
+
+    String format(String pattern) {
+      String median = String.format(Locale.ROOT, pattern, this.median);
+      return min == max ? median : median + String.format(Locale.ROOT, " (" + pattern + "–" + pattern + ")", min, max);
+    }
   }
 
   private Result report(Result result) throws IOException {
+    List<SystemRun> evenkeel = result.of(EVENKEEL);
+    List<SystemRun> openSearch = result.of(OPENSEARCH);
     StringBuilder md = new StringBuilder();
     md.append(String.format(Locale.ROOT, "## Evenkeel vs OpenSearch, %s%n%n", LocalDateTime.now().withNano(0)));
-    md.append(String.format(Locale.ROOT, "%,d rows per load, %d Zipf(1) tenants; %s, %d shards, heap %s, `_bulk` of "
-        + "%,d rows, one client thread, refresh 1 s, translog fsynced per request; Evenkeel: `bin/evenkeel local`, %d "
-        + "shard servers, %d shards, durability `request`. Queries: %,d timed (after %d untimed) per group, one "
-        + "thread, alternating between the systems; %d compared, %d row-count mismatches.%n%n", rows, tenants,
-        result.openSearchVersion(), openSearchShards, openSearchHeap, BULK_ROWS, shardServers, shards, queries,
-        warmupQueries, result.queriesCompared(), result.countMismatches()));
+    md.append(String.format(Locale.ROOT, "%,d rows per load, %d Zipf(1) tenants; each system alone on the machine, "
+        + "%d repetitions alternating which goes first, every figure the median over them (smallest–largest). "
+        + "%s: %d shards, no replicas, heap %s, `_bulk` of %,d rows (%,d bytes) from %d client threads, refresh 1 s, "
+        + "translog fsynced per request. Evenkeel: `bin/evenkeel local --no-replay --shard-servers %d --shards %d "
+        + "--replicas 0`, `bin/evenkeel load FILE --wait` (its own producer threads), durability `request`. Queries: "
+        + "%,d timed after %d untimed per tenant group, one client thread and one keep-alive HTTP/1.1 connection on "
+        + "each side; %,d answers compared, %d row-count mismatches.%n%n", rows, tenants, repetitions,
+        result.openSearchVersion(), openSearchShards, openSearchHeap, bulkRows, result.bulkBytes(), bulkThreads,
+        shardServers, shards, queries, warmupQueries, result.queriesCompared(), result.mismatches().size()));
     md.append("| what | Evenkeel | OpenSearch | Evenkeel's speed ratio |\n|---|---:|---:|---:|\n");
     Map<String, Double> ratios = new LinkedHashMap<>();
     for (String phase : List.of("cold", "warm")) {
-      Load e = result.evenkeel().get(phase);
-      Load o = result.openSearch().get(phase);
-      double ratio = e.docsPerSecond() / o.docsPerSecond();
+      ToDoubleFunction<SystemRun> docsPerSecond = run -> load(run, phase).docsPerSecond();
+      Spread e = Spread.of(evenkeel, docsPerSecond);
+      Spread o = Spread.of(openSearch, docsPerSecond);
+      double ratio = e.median() / o.median();
       ratios.put("load, " + phase, ratio);
-      md.append(String.format(Locale.ROOT, "| load to searchable, %s, docs/s | %,.0f (%.1f s) | %,.0f (%.1f s) | "
-          + "%.2f× |%n", phase, e.docsPerSecond(), e.seconds(), o.docsPerSecond(), o.seconds(), ratio));
+      md.append(String.format(Locale.ROOT, "| load to searchable, %s, docs/s | %s | %s | %.2f× |%n", phase,
+          e.format("%,.0f"), o.format("%,.0f"), ratio));
     }
-    for (String group : result.evenkeelQueries().keySet()) {
-      Latencies e = result.evenkeelQueries().get(group);
-      Latencies o = result.openSearchQueries().get(group);
+    for (String group : evenkeel.get(0).clientMs().keySet()) {
       for (double p : new double[] {0.5, 0.99}) {
         String label = group.substring(0, group.indexOf(" (")) + " p" + (int) (p * 100);
-        double ratio = o.percentile(p) / e.percentile(p);
+        Spread e = Spread.of(evenkeel, run -> run.clientMs().get(group).percentile(p));
+        Spread o = Spread.of(openSearch, run -> run.clientMs().get(group).percentile(p));
+        double ratio = o.median() / e.median();
         ratios.put(label, ratio);
-        md.append(String.format(Locale.ROOT, "| %s, %s ms | %.2f | %.2f | %.2f× |%n", group, "p" + (int) (p * 100),
-            e.percentile(p), o.percentile(p), ratio));
+        md.append(String.format(Locale.ROOT, "| %s, p%d ms | %s | %s | %.2f× |%n", group, (int) (p * 100),
+            e.format("%.2f"), o.format("%.2f"), ratio));
       }
     }
     md.append("\nSpeed ratio: Evenkeel's docs/s over OpenSearch's; for latencies OpenSearch's over Evenkeel's. Above "
         + "1, Evenkeel is faster.\n\n");
-    for (String phase : List.of("cold", "warm")) {
-      md.append(String.format(Locale.ROOT, "CPU during the %s loads: the machine's processes spent %.1f s of %.1f s "
-          + "(2 cores × wall time) for Evenkeel, %.1f s of %.1f s for OpenSearch.%n", phase,
-          result.evenkeel().get(phase).machineCpuSeconds(), 2 * result.evenkeel().get(phase).seconds(),
-          result.openSearch().get(phase).machineCpuSeconds(), 2 * result.openSearch().get(phase).seconds()));
+
+    md.append("Query latency at the client and as each server reports it (OpenSearch's `took`, whole ms; Evenkeel's "
+        + "`took_ms`), medians over the repetitions; the difference is the client, HTTP and JSON:\n\n");
+    md.append("| group | Evenkeel client p50 / p99 | Evenkeel server p50 / p99 | OpenSearch client p50 / p99 | "
+        + "OpenSearch server p50 / p99 |\n|---|---:|---:|---:|---:|\n");
+    for (String group : evenkeel.get(0).clientMs().keySet()) {
+      md.append("| ").append(group);
+      for (List<SystemRun> system : List.of(evenkeel, openSearch)) {
+        for (boolean server : new boolean[] {false, true}) {
+          Spread p50 = Spread.of(system, run -> (server ? run.serverMs() : run.clientMs()).get(group).percentile(0.5));
+          Spread p99 = Spread.of(system, run -> (server ? run.serverMs() : run.clientMs()).get(group).percentile(0.99));
+          md.append(String.format(Locale.ROOT, " | %.2f / %.2f", p50.median(), p99.median()));
+        }
+      }
+      md.append(" |\n");
     }
-    md.append("\nCPU seconds of Evenkeel's processes during the cold load (the loader, `bin/evenkeel load`, is the "
-        + "rest of the machine's):\n\n");
-    result.evenkeel().get("cold").cpuSeconds().forEach((process, seconds) ->
+
+    md.append("\nCPU seconds of the whole machine during each load (2 cores × wall time available), medians: ");
+    for (String phase : List.of("cold", "warm")) {
+      md.append(String.format(Locale.ROOT, "%s, Evenkeel %.1f of %.1f, OpenSearch %.1f of %.1f; ", phase,
+          Spread.of(evenkeel, run -> load(run, phase).machineCpuSeconds()).median(),
+          2 * Spread.of(evenkeel, run -> load(run, phase).seconds()).median(),
+          Spread.of(openSearch, run -> load(run, phase).machineCpuSeconds()).median(),
+          2 * Spread.of(openSearch, run -> load(run, phase).seconds()).median()));
+    }
+    md.setLength(md.length() - 2);
+    md.append(".\n\nCPU seconds of Evenkeel's processes during its first cold load (the loader, `bin/evenkeel load`, "
+        + "is the rest of the machine's):\n\n");
+    evenkeel.get(0).cold().cpuSeconds().forEach((process, seconds) ->
         md.append(String.format(Locale.ROOT, "- %s: %.1f s%n", process, seconds)));
+
+    md.append("\nEach repetition, in the order run:\n\n| repetition | system | cold docs/s | warm docs/s | hot p50 / p99 ms "
+        + "| small p50 / p99 ms |\n|---:|---|---:|---:|---:|---:|\n");
+    for (SystemRun run : result.inOrder()) {
+      md.append(String.format(Locale.ROOT, "| %d | %s | %,.0f | %,.0f | %.2f / %.2f | %.2f / %.2f |%n",
+          run.repetition(), run.system(), run.cold().docsPerSecond(), run.warm().docsPerSecond(),
+          run.clientMs().get(HOT).percentile(0.5), run.clientMs().get(HOT).percentile(0.99),
+          run.clientMs().get(SMALL).percentile(0.5), run.clientMs().get(SMALL).percentile(0.99)));
+    }
     if (!result.mismatches().isEmpty()) {
       md.append("\nRow-count mismatches (first 10):\n\n");
       result.mismatches().stream().limit(10).forEach(m -> md.append("- ").append(m).append('\n'));
@@ -298,10 +465,14 @@ public final class PeerBenchmark implements Callable<Integer> {
     Path markdown = out.resolve("peer-" + stamp + ".md");
     Path png = out.resolve("peer-" + stamp + ".png");
     Files.writeString(markdown, md.toString() + "\n![Evenkeel / OpenSearch](" + png.getFileName() + ")\n");
-    PeerChart.write(png, String.format(Locale.ROOT, "Evenkeel vs OpenSearch, %,d rows, this machine", rows), ratios);
-    return new Result(result.evenkeel(), result.openSearch(), result.evenkeelQueries(), result.openSearchQueries(),
-        result.queriesCompared(), result.countMismatches(), result.mismatches(), result.openSearchVersion(), markdown,
-        png);
+    PeerChart.write(png, String.format(Locale.ROOT, "Evenkeel vs OpenSearch, %,d rows, each alone, medians of %d",
+        rows, repetitions), ratios);
+    return new Result(result.inOrder(), result.queriesCompared(), result.mismatches(), result.openSearchVersion(),
+        result.bulkBytes(), markdown, png);
+  }
+
+  private static Load load(SystemRun run, String phase) {
+    return phase.equals("cold") ? run.cold() : run.warm();
   }
 
   private static double largestShare(List<TransactionLogChange> rows) {

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * The peer benchmark's smoke mode, so that its command keeps working: a real OpenSearch node and the local stack
- * load the same few thousand rows and answer the same queries with the same row counts; the table and chart are
- * written.
+ * The peer benchmark's smoke mode, so that its command keeps working: a real OpenSearch node and then the local stack,
+ * each alone, load the same few thousand rows and answer the same queries with the same row counts and server-side
+ * times within the client's; the table and chart are written.
  */
 class PeerBenchmarkIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
@@ -27,13 +27,27 @@ class PeerBenchmarkIT {
 
     assertThat(result.mismatches()).isEmpty();
     assertThat(result.queriesCompared()).isEqualTo(2 * (20 + 5));
-    assertThat(result.evenkeel().get("cold").rows()).isEqualTo(3_000);
-    assertThat(result.evenkeel().get("warm").docsPerSecond()).isPositive();
-    assertThat(result.openSearch().get("warm").docsPerSecond()).isPositive();
-    double[] hotMs = result.evenkeelQueries().get("hot tenants (5 largest)").ms();
+    // One repetition: OpenSearch alone, then Evenkeel alone.
+    assertThat(result.inOrder()).extracting(PeerBenchmark.SystemRun::system)
+        .containsExactly(PeerBenchmark.OPENSEARCH, PeerBenchmark.EVENKEEL);
+    PeerBenchmark.SystemRun evenkeel = result.of(PeerBenchmark.EVENKEEL).get(0);
+    PeerBenchmark.SystemRun openSearch = result.of(PeerBenchmark.OPENSEARCH).get(0);
+    assertThat(evenkeel.cold().rows()).isEqualTo(3_000);
+    assertThat(evenkeel.warm().docsPerSecond()).isPositive();
+    assertThat(openSearch.warm().docsPerSecond()).isPositive();
+    double[] hotMs = evenkeel.clientMs().get(PeerBenchmark.HOT).ms();
     assertThat(hotMs).hasSize(20);
     assertThat(Arrays.stream(hotMs).min().orElseThrow()).isPositive();
-    assertThat(Files.readString(result.markdown())).contains("| load to searchable, cold, docs/s |");
+    // The servers' own times: none longer than what the client waited.
+    for (PeerBenchmark.SystemRun run : result.inOrder()) {
+      double[] client = run.clientMs().get(PeerBenchmark.SMALL).ms();
+      double[] server = run.serverMs().get(PeerBenchmark.SMALL).ms();
+      for (int i = 0; i < client.length; i++) {
+        assertThat(server[i]).as("%s query %d", run.system(), i).isBetween(0.0, client[i] + 1);
+      }
+    }
+    assertThat(Files.readString(result.markdown())).contains("| load to searchable, cold, docs/s |")
+        .contains("OpenSearch server p50 / p99");
     byte[] png = Files.readAllBytes(result.png());
     assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
   }
