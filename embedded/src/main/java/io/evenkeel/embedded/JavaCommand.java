@@ -102,7 +102,8 @@ public final class JavaCommand {
    * Starts the command as a supervised child, logging to {@code log}, with its class-data archive if there is one.
    */
   public ChildProcess start(String name, Path log) throws IOException {
-    ClassDataArchive archive = ClassDataArchive.of(classData, target, jar, classpath);
+    // A -jar command's classpath is its jar's (this JVM's does not name its archive).
+    ClassDataArchive archive = ClassDataArchive.of(classData, target, jar, jar ? "" : classpath);
     ChildProcess child = ChildProcess.start(name, toList(archive.jvmOptions()), log);
     child.whenExited(archive::publish);
     return child;

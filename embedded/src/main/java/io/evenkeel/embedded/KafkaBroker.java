@@ -210,7 +210,6 @@ public final class KafkaBroker implements AutoCloseable {
             + output.toString(StandardCharsets.UTF_8));
       }
     }
-
   }
 
   public String bootstrapServers() {
