@@ -69,7 +69,8 @@ final class OpenSearchPeer implements AutoCloseable {
     int transport = ports[1];
     Files.createDirectories(home);
     // The options OpenSearch's own distribution starts its JVM with (config/jvm.options), as the project's shared
-    // peer does: G1 with a larger reserve and an earlier marking cycle, the heap touched at start, Netty's pooling.
+    // peer does: G1 with a larger reserve and an earlier marking cycle, the heap touched at start, Netty without its
+    // recycler and direct arenas.
     List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString(), "-Xms" + heap, "-Xmx" + heap,
         "-XX:+UseG1GC", "-XX:G1ReservePercent=25", "-XX:InitiatingHeapOccupancyPercent=30", "-XX:+AlwaysPreTouch",
         "-Xss1m", "-XX:-OmitStackTraceInFastThrow", "-Dfile.encoding=UTF-8", "-Djna.nosys=true",
