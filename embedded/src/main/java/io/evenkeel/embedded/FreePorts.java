@@ -8,8 +8,6 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,30 +37,20 @@ public final class FreePorts {
     return pick(1)[0];
   }
 
-  /** {@code count} distinct free ports: each stays bound until all are chosen. */
+  /** {@code count} distinct free ports (distinct because each one handed out stays reserved). */
   public static int[] pick(int count) throws IOException {
-    ServerSocket[] sockets = new ServerSocket[count];
-    try {
-      int[] ports = new int[count];
-      for (int i = 0; i < count; i++) {
-        sockets[i] = bindSome();
-        ports[i] = sockets[i].getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket socket : sockets) {
-        if (socket != null) {
-          socket.close();
-        }
-      }
+    int[] ports = new int[count];
+    for (int i = 0; i < count; i++) {
+      ports[i] = some();
     }
+    return ports;
   }
 
   /** The first of {@code count} consecutive ports that are all free now. */
   public static int consecutive(int count) throws IOException {
     for (int attempt = 0; attempt < 50; attempt++) {
       int base = LOWEST + RANDOM.nextInt(BELOW_EPHEMERAL - LOWEST - count);
-      if (allFree(base, count)) {
+      if (claimedRange(base, count)) {
         return base;
       }
     }
@@ -70,42 +58,37 @@ public final class FreePorts {
         + BELOW_EPHEMERAL);
   }
 
-  private static synchronized boolean allFree(int base, int count) {
+  private static synchronized boolean claimedRange(int base, int count) {
     for (int port = base; port < base + count; port++) {
-      if (RESERVED.containsKey(port) || !bindable(port)) {
+      if (!claimed(port)) {
+        for (int held = base; held < port; held++) {
+          release(held);
+        }
         return false;
       }
-    }
-    List<Integer> reserved = new ArrayList<>();
-    for (int port = base; port < base + count; port++) {
-      if (!reserve(port)) {
-        reserved.forEach(FreePorts::release);
-        return false;
-      }
-      reserved.add(port);
     }
     return true;
   }
 
-  private static synchronized ServerSocket bindSome() throws IOException {
+  private static synchronized int some() throws IOException {
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = LOWEST + RANDOM.nextInt(BELOW_EPHEMERAL - LOWEST);
-      if (RESERVED.containsKey(port) || !reserve(port)) {
-        continue;
-      }
-      try {
-        return new ServerSocket(port);
-      } catch (IOException taken) {
-        release(port);
+      if (claimed(port)) {
+        return port;
       }
     }
     throw new IOException("no free port on loopback between " + LOWEST + " and " + BELOW_EPHEMERAL);
   }
 
-  private static boolean bindable(int port) {
+  /** Reserves {@code port} if no JVM holds it yet and nothing listens on it now. */
+  private static boolean claimed(int port) {
+    if (RESERVED.containsKey(port) || !reserve(port)) {
+      return false;
+    }
     try (ServerSocket socket = new ServerSocket(port)) {
       return true;
     } catch (IOException taken) {
+      release(port);
       return false;
     }
   }
