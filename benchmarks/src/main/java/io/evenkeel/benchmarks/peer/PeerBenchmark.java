@@ -117,18 +117,23 @@ public final class PeerBenchmark implements Callable<Integer> {
   }
 
   /**
-   * One system's repetition: its two loads; per tenant group the timed queries' latencies as the client saw them
-   * and as the server reported them (OpenSearch's {@code took}, Evenkeel's {@code took_ms}); every query's row count.
+   * One system's repetition: what ran (OpenSearch's version string); its two loads; per tenant group the timed
+   * queries' latencies as the client saw them and as the server reported them (OpenSearch's {@code took}, Evenkeel's
+   * {@code took_ms}); every query's row count.
    */
-  public record SystemRun(String system, int repetition, Load cold, Load warm, Map<String, Latencies> clientMs,
-      Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
+  public record SystemRun(String system, String version, int repetition, Load cold, Load warm,
+      Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
 
   /** What a run measured: each system's repetitions in the order they ran. */
-  public record Result(List<SystemRun> inOrder, int queriesCompared, List<String> mismatches,
-      String openSearchVersion, long bulkBytes, Path markdown, Path png) {
+  public record Result(List<SystemRun> inOrder, int queriesCompared, List<String> mismatches, long bulkBytes,
+      Path markdown, Path png) {
     /** A system's repetitions, in order. */
     public List<SystemRun> of(String system) {
       return inOrder.stream().filter(run -> run.system().equals(system)).toList();
+    }
+
+    String openSearchVersion() {
+      return of(OPENSEARCH).get(0).version();
     }
   }
 
@@ -209,7 +214,6 @@ public final class PeerBenchmark implements Callable<Integer> {
     List<SystemRun> inOrder = new ArrayList<>();
     Map<String, SystemRun> latest = new LinkedHashMap<>();
     List<String> mismatches = new ArrayList<>();
-    String[] openSearchVersion = {"OpenSearch"};
     int compared = 0;
     for (int repetition = 1; repetition <= repetitions; repetition++) {
       List<String> order = repetition % 2 == 1 ? List.of(OPENSEARCH, EVENKEEL) : List.of(EVENKEEL, OPENSEARCH);
@@ -217,7 +221,7 @@ public final class PeerBenchmark implements Callable<Integer> {
         Path home = work.resolve(system.toLowerCase(Locale.ROOT) + "-" + repetition);
         System.out.printf("repetition %d of %d: %s alone%n", repetition, repetitions, system);
         SystemRun run = system.equals(EVENKEEL) ? runEvenkeel(home, repetition, workload)
-            : runOpenSearch(home, repetition, workload, openSearchVersion);
+            : runOpenSearch(home, repetition, workload);
         inOrder.add(run);
         latest.put(system, run);
       }
@@ -232,13 +236,12 @@ public final class PeerBenchmark implements Callable<Integer> {
         }
       }
     }
-    return report(new Result(inOrder, compared, mismatches, openSearchVersion[0], bulkBytes, null, null));
+    return report(new Result(inOrder, compared, mismatches, bulkBytes, null, null));
   }
 
-  private SystemRun runOpenSearch(Path home, int repetition, Workload workload, String[] version) throws Exception {
+  private SystemRun runOpenSearch(Path home, int repetition, Workload workload) throws Exception {
     OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, home, openSearchHeap));
     try {
-      version[0] = openSearch.version();
       System.out.println("OpenSearch node up: " + openSearch.version());
       openSearch.createIndex(openSearchShards);
       Load cold = bulkLoad(openSearch, workload.coldBulk(), workload.cold().rows().size(), rows);
@@ -247,8 +250,8 @@ public final class PeerBenchmark implements Callable<Integer> {
         OpenSearchPeer.Answer answer = openSearch.search(q.tenant(), q.openSearch());
         return new Timed(answer.rows(), answer.tookMs());
       });
-      return new SystemRun(OPENSEARCH, repetition, cold, warm, queried.clientMs(), queried.serverMs(),
-          queried.rowCounts());
+      return new SystemRun(OPENSEARCH, openSearch.version(), repetition, cold, warm, queried.clientMs(),
+          queried.serverMs(), queried.rowCounts());
     } finally {
       stop(openSearch);
     }
@@ -264,8 +267,8 @@ public final class PeerBenchmark implements Callable<Integer> {
         EvenkeelPeer.Answer answer = evenkeel.query(q.sql(), q.params());
         return new Timed(answer.rows(), answer.tookMs());
       });
-      return new SystemRun(EVENKEEL, repetition, cold, warm, queried.clientMs(), queried.serverMs(),
-          queried.rowCounts());
+      return new SystemRun(EVENKEEL, "bin/evenkeel local", repetition, cold, warm, queried.clientMs(),
+          queried.serverMs(), queried.rowCounts());
     } finally {
       stop(evenkeel);
     }
@@ -467,8 +470,8 @@ public final class PeerBenchmark implements Callable<Integer> {
     Files.writeString(markdown, md.toString() + "\n![Evenkeel / OpenSearch](" + png.getFileName() + ")\n");
     PeerChart.write(png, String.format(Locale.ROOT, "Evenkeel vs OpenSearch, %,d rows, each alone, medians of %d",
         rows, repetitions), ratios);
-    return new Result(result.inOrder(), result.queriesCompared(), result.mismatches(), result.openSearchVersion(),
-        result.bulkBytes(), markdown, png);
+    return new Result(result.inOrder(), result.queriesCompared(), result.mismatches(), result.bulkBytes(), markdown,
+        png);
   }
 
   private static Load load(SystemRun run, String phase) {
