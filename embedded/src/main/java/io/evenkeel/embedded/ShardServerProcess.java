@@ -68,7 +68,8 @@ public final class ShardServerProcess implements AutoCloseable {
    */
   public static ShardServerProcess launch(Path dataDir, String... args) throws IOException {
     Files.createDirectories(dataDir);
-    JavaCommand java = JavaCommand.mainClass(MAIN_CLASS).heap("512m")
+    // Jars alone: the server needs none of a test's own classes, and without their directory it gets an archive.
+    JavaCommand java = JavaCommand.mainClass(MAIN_CLASS).jarsOnly().heap("512m")
         .jvmOption("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.evenkeel.schemas");
     return launch("shard-server", java, dataDir, 0, dataDir.resolve("shard-server.log"), List.of(args));
   }

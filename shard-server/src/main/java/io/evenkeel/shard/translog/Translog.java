@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -322,7 +323,11 @@ public final class Translog implements Closeable {
     long total = 0;
     try {
       for (Path file : generations(directory).values()) {
-        total += Files.size(file);
+        try {
+          total += Files.size(file);
+        } catch (NoSuchFileException trimmed) {
+          // Deleted since the listing: a commit made that generation redundant meanwhile.
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
