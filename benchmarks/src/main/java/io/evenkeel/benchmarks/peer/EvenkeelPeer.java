@@ -168,7 +168,8 @@ public final class EvenkeelPeer implements AutoCloseable {
     return answer(sql, params).path("rows");
   }
 
-  private JsonNode answer(String sql, List<Object> params) throws IOException, InterruptedException {
+  /** The service's whole JSON answer (rows, took_ms, shards); throws with the answer when it is not 200. */
+  public JsonNode answer(String sql, List<Object> params) throws IOException, InterruptedException {
     ObjectNode body = JSON.createObjectNode().put("sql", sql);
     params.forEach(body.putArray("params")::addPOJO);
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))

@@ -30,14 +30,10 @@ final class OpenSearchPeer implements AutoCloseable {
   static final String INDEX = "transaction_logs";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+  private static final String NODE_PROGRAM_DIR = "benchmarks/src/peer/opensearch";
+  private static final Pattern READY_LINE = Pattern.compile("(?m)^READY \\d+ (.*)$");
   /** The table as OpenSearch maps it: exact types, keywords for exact strings, the title analyzed. */
-  private static final String MAPPING = """
-      {"dynamic": "strict", "_routing": {"required": true}, "properties": {
-        "tenant_id": {"type": "long"}, "row_id": {"type": "long"}, "created_time": {"type": "long"},
-        "modified_time": {"type": "long"}, "status": {"type": "integer"}, "buyer_id": {"type": "long"},
-        "seller_nick": {"type": "keyword"}, "buyer_nick": {"type": "keyword"}, "title": {"type": "text"},
-        "price": {"type": "scaled_float", "scaling_factor": 100}, "quantity": {"type": "integer"},
-        "group_id": {"type": "long"}, "attributes": {"type": "keyword"}}}""";
+  private static final String MAPPING = mapping(true);
 
   private final ChildProcess process;
   private final String url;
@@ -52,7 +48,21 @@ final class OpenSearchPeer implements AutoCloseable {
 
   /** Starts a node with {@code heap} in {@code home}, fetching its jars first if this checkout has none. */
   static OpenSearchPeer start(Path repo, Path home, String heap) throws IOException, InterruptedException {
-    Path peer = repo.resolve("benchmarks/src/peer/opensearch");
+    Path lib = jars(repo);
+    Path jdk = jdk();
+    int[] ports = FreePorts.pick(2);
+    int http = ports[0];
+    int transport = ports[1];
+    Files.createDirectories(home);
+    ChildProcess process = ChildProcess.start("opensearch", nodeCommand(repo, lib, jdk, home, heap, http, transport,
+        List.of()), home.resolve("node.log"));
+    process.awaitReady(READY_TIMEOUT, () -> readyVersion(process).isPresent());
+    return new OpenSearchPeer(process, "http://127.0.0.1:" + http, readyVersion(process).orElseThrow());
+  }
+
+  /** The OpenSearch jars of this checkout, fetched once with Maven if it has none yet. */
+  static Path jars(Path repo) throws IOException, InterruptedException {
+    Path peer = repo.resolve(NODE_PROGRAM_DIR);
     Path lib = peer.resolve("target/lib");
     if (!Files.isDirectory(lib)) {
       System.out.println("fetching the OpenSearch jars once (./mvnw -f " + repo.relativize(peer) + "/pom.xml package)");
@@ -62,12 +72,21 @@ final class OpenSearchPeer implements AutoCloseable {
         throw new IOException("fetching the OpenSearch jars failed (exit code " + fetch.exitValue() + ")");
       }
     }
-    Path jdk = jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
+    return lib;
+  }
+
+  /** The JDK the node runs on: OpenSearch 3 needs 21 or newer. */
+  static Path jdk() throws IOException {
+    return jdk21().orElseThrow(() -> new IOException("OpenSearch 3 needs a JDK 21 or newer: none found under "
         + "/usr/lib/jvm; set PEER_JAVA_HOME"));
-    int[] ports = FreePorts.pick(2);
-    int http = ports[0];
-    int transport = ports[1];
-    Files.createDirectories(home);
+  }
+
+  /**
+   * The command line of one node (OpenSearchNode.java) with {@code heap} in {@code home}; {@code clusterArgs} are
+   * empty for a node alone, or its name, the seeds' transport ports and the initial cluster managers' names.
+   */
+  static List<String> nodeCommand(Path repo, Path lib, Path jdk, Path home, String heap, int http, int transport,
+      List<String> clusterArgs) {
     // The options OpenSearch's own distribution starts its JVM with (config/jvm.options), as the project's shared
     // peer does: G1 with a larger reserve and an earlier marking cycle, the heap touched at start, Netty without its
     // recycler and direct arenas.
@@ -82,19 +101,16 @@ final class OpenSearchPeer implements AutoCloseable {
     if (feature(jdk) >= 25) {
       command.add("-XX:+UseCompactObjectHeaders");
     }
-    command.addAll(List.of("-cp", lib + "/*", peer.resolve("OpenSearchNode.java").toString(), home.toString(),
-        Integer.toString(http), Integer.toString(transport)));
-    ChildProcess process = ChildProcess.start("opensearch", command, home.resolve("node.log"));
-    Pattern ready = Pattern.compile("(?m)^READY \\d+ (.*)$");
-    String[] version = new String[1];
-    process.awaitReady(READY_TIMEOUT, () -> {
-      Matcher line = ready.matcher(Files.readString(process.log()));
-      if (line.find()) {
-        version[0] = line.group(1);
-      }
-      return version[0] != null;
-    });
-    return new OpenSearchPeer(process, "http://127.0.0.1:" + http, version[0]);
+    command.addAll(List.of("-cp", lib + "/*", repo.resolve(NODE_PROGRAM_DIR).resolve("OpenSearchNode.java").toString(),
+        home.toString(), Integer.toString(http), Integer.toString(transport)));
+    command.addAll(clusterArgs);
+    return command;
+  }
+
+  /** What the node's {@code READY} line says it runs, once it printed one. */
+  static Optional<String> readyVersion(ChildProcess process) throws IOException {
+    Matcher line = READY_LINE.matcher(Files.readString(process.log()));
+    return line.find() ? Optional.of(line.group(1)) : Optional.empty();
   }
 
   /** "OpenSearch 3.9.0 (Lucene 10.5.1) on Java 25...". */
@@ -138,7 +154,27 @@ final class OpenSearchPeer implements AutoCloseable {
     return JSON.readTree(send("GET", "/" + INDEX + "/_count", null)).path("count").asLong();
   }
 
+  /**
+   * The mapping of the table: with {@code routingRequired}, a document indexed without a routing value is refused
+   * (mandatory for a routing-partitioned index), without it documents may be spread by {@code _id}.
+   */
+  static String mapping(boolean routingRequired) {
+    return "{\"dynamic\": \"strict\", " + (routingRequired ? "\"_routing\": {\"required\": true}, " : "") + """
+        "properties": {
+          "tenant_id": {"type": "long"}, "row_id": {"type": "long"}, "created_time": {"type": "long"},
+          "modified_time": {"type": "long"}, "status": {"type": "integer"}, "buyer_id": {"type": "long"},
+          "seller_nick": {"type": "keyword"}, "buyer_nick": {"type": "keyword"}, "title": {"type": "text"},
+          "price": {"type": "scaled_float", "scaling_factor": 100}, "quantity": {"type": "integer"},
+          "group_id": {"type": "long"}, "attributes": {"type": "keyword"}}}""";
+  }
+
   private String send(String method, String path, String body) throws IOException, InterruptedException {
+    return send(http, url, method, path, body);
+  }
+
+  /** One REST call to the node at {@code url}; fails on an HTTP error, except a DELETE of what is not there. */
+  static String send(HttpClient http, String url, String method, String path, String body)
+      throws IOException, InterruptedException {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofMinutes(2))
         .header("Content-Type", path.startsWith("/_bulk") ? "application/x-ndjson" : "application/json")
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -149,7 +185,7 @@ final class OpenSearchPeer implements AutoCloseable {
     return response.body();
   }
 
-  private static String abbreviate(String text) {
+  static String abbreviate(String text) {
     return text.length() <= 2_000 ? text : text.substring(0, 2_000) + "...";
   }
 

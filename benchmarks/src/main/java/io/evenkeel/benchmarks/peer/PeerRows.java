@@ -77,7 +77,7 @@ public final class PeerRows {
     return bodies;
   }
 
-  static ObjectNode json(TransactionLogChange row) {
+  public static ObjectNode json(TransactionLogChange row) {
     ObjectNode node = JSON.createObjectNode();
     node.put("tenant_id", row.getTenantId());
     node.put("row_id", row.getRowId());

@@ -45,7 +45,7 @@ public final class ProcessCpu {
     return seconds;
   }
 
-  /** The last main class or jar of a process's command line ({@code /proc/<pid>/cmdline}), else "java". */
+  /** The last main class, jar or source file of a process's command line ({@code /proc/<pid>/cmdline}), else "java". */
   private static String name(long pid) throws IOException {
     Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
     List<String> args = Files.exists(cmdline) ? List.of(Files.readString(cmdline).split("\u0000")) : List.of();
@@ -53,6 +53,10 @@ public final class ProcessCpu {
       String arg = args.get(i);
       if (args.get(i - 1).equals("-jar")) {
         return Path.of(arg).getFileName().toString();
+      }
+      if (arg.endsWith(".java") && !args.get(i - 1).startsWith("-")) {
+        // A single-file source program (the OpenSearch node): its class's name.
+        return Path.of(arg).getFileName().toString().replaceFirst("\\.java$", "");
       }
       if (arg.matches("[a-z]\\w*(\\.[a-z]\\w*)*\\.[A-Z]\\w*") && !args.get(i - 1).startsWith("-")) {
         return arg.substring(arg.lastIndexOf('.') + 1);
