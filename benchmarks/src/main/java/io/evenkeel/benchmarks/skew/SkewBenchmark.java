@@ -236,7 +236,7 @@ public final class SkewBenchmark implements Callable<Integer> {
     }
   }
 
-  /** Load at the workload's rate, uncapped and unmeasured, on tenants and rows of their own. */
+  /** Load at the surge's rate (the workload's if lower), uncapped and unmeasured, on tenants and rows of their own. */
   private void prewarm(SkewTarget target, SkewWorkload workload, int index) throws Exception {
     if (prewarm <= 0) {
       return;
