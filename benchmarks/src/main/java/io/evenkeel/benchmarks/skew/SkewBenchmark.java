@@ -73,7 +73,7 @@ public final class SkewBenchmark implements Callable<Integer> {
   @Option(names = "--no-surge", description = "Leave out the surge workload.")
   boolean noSurge;
 
-  @Option(names = "--prewarm", defaultValue = "20",
+  @Option(names = "--prewarm", defaultValue = "120",
       description = "Seconds of load (other tenants' rows, at the surge's rate) on a freshly started system before its"
           + " nodes are capped, so that its JIT compilers do not start under the cap (default: ${DEFAULT-VALUE}).")
   double prewarm;
