@@ -67,32 +67,17 @@ record ReplayPoint(String policy, TraceSpec spec, double offered, double through
     ProbeDelays delays = ProbeDelays.of(probes, from, end);
     double[] timeline = new double[(int) ((counts.get(counts.size() - 1).nanos() - start) / 1_000_000_000L)];
     for (int second = 0; second < timeline.length; second++) {
-      timeline[second] = countAt(counts, start + nanos(second + 1)) - countAt(counts, start + nanos(second));
+      timeline[second] = SearchableWatch.Count.at(counts, start + nanos(second + 1))
+          - SearchableWatch.Count.at(counts, start + nanos(second));
     }
     return new ReplayPoint(policy, spec, offeredRows / measured,
-        (countAt(counts, end) - countAt(counts, from)) / measured, delays.p50Millis(), delays.p99Millis(),
-        delays.probes(), delays.unseen(), rules, timeline, spread);
+        (SearchableWatch.Count.at(counts, end) - SearchableWatch.Count.at(counts, from)) / measured,
+        delays.p50Millis(), delays.p99Millis(), delays.probes(), delays.unseen(), rules, timeline, spread);
   }
 
   /** Served: throughput over offered. */
   double served() {
     return throughput / offered;
-  }
-
-  /** The table's row count at {@code nanos}, linear between the samples around it. */
-  static double countAt(List<SearchableWatch.Count> counts, long nanos) {
-    SearchableWatch.Count before = counts.get(0);
-    if (nanos <= before.nanos()) {
-      return before.rows();
-    }
-    for (SearchableWatch.Count after : counts) {
-      if (after.nanos() >= nanos) {
-        double fraction = (double) (nanos - before.nanos()) / Math.max(1, after.nanos() - before.nanos());
-        return before.rows() + fraction * (after.rows() - before.rows());
-      }
-      before = after;
-    }
-    return before.rows();
   }
 
   /** The nearest-rank quantile of sorted values, NaN for none. */

@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * delay runs from its send to the first answer holding it. Every second {@code COUNT(*)} gives how many
  * rows are searchable. The rows sent are counted by send time, so a window's offered rate is known exactly.
  */
-final class SearchableWatch implements AutoCloseable {
+public final class SearchableWatch implements AutoCloseable {
   private static final int PROBES_PER_QUERY = 2_000;
   private static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
   private static final long COUNT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -30,7 +30,23 @@ final class SearchableWatch implements AutoCloseable {
   record Probe(long sentNanos, long delayNanos, boolean found) {}
 
   /** {@code COUNT(*)} of the table at {@code nanos}. */
-  record Count(long nanos, long rows) {}
+  public record Count(long nanos, long rows) {
+    /** The table's row count at {@code nanos}, linear between the samples around it. */
+    public static double at(List<Count> counts, long nanos) {
+      Count before = counts.get(0);
+      if (nanos <= before.nanos()) {
+        return before.rows();
+      }
+      for (Count after : counts) {
+        if (after.nanos() >= nanos) {
+          double fraction = (double) (nanos - before.nanos()) / Math.max(1, after.nanos() - before.nanos());
+          return before.rows() + fraction * (after.rows() - before.rows());
+        }
+        before = after;
+      }
+      return before.rows();
+    }
+  }
 
   private final EvenkeelPeer stack;
   private final int probeEvery;
@@ -139,7 +155,7 @@ final class SearchableWatch implements AutoCloseable {
    * every one is asked every poll. (Row ids grow as rows are sent: taking only those after the cursor would ask for
    * the newest probes alone while new ones keep coming.)
    */
-  static List<Long> nextBatch(NavigableMap<Long, Long> pending, long cursor, int size) {
+  public static List<Long> nextBatch(NavigableMap<Long, ?> pending, long cursor, int size) {
     List<Long> batch = new ArrayList<>(Math.min(size, pending.size()));
     for (Long probe : pending.tailMap(cursor, false).keySet()) {
       if (batch.size() == size) {

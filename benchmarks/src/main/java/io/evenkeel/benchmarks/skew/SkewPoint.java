@@ -1,5 +1,6 @@
 package io.evenkeel.benchmarks.skew;
 
+import io.evenkeel.benchmarks.experiments.SearchableWatch;
 import io.evenkeel.benchmarks.skew.ScheduledRows.Group;
 import io.evenkeel.benchmarks.skew.SkewRun.Measured;
 import io.evenkeel.benchmarks.skew.SkewRun.Probe;
@@ -39,8 +40,8 @@ record SkewPoint(String system, String workload, double offered, double searchab
 
   static SkewPoint of(String system, SkewWorkload workload, Measured run) {
     double span = (run.endNanos() - run.measureFromNanos()) / 1e9;
-    double searchable = (SkewRun.countAt(run.counts(), run.endNanos())
-        - SkewRun.countAt(run.counts(), run.measureFromNanos())) / span;
+    double searchable = (SearchableWatch.Count.at(run.counts(), run.endNanos())
+        - SearchableWatch.Count.at(run.counts(), run.measureFromNanos())) / span;
     List<Probe> measured = run.probes().stream()
         .filter(p -> p.dueNanos() >= run.measureFromNanos() && p.dueNanos() < run.endNanos()).toList();
     Map<Group, Delays> delays = new java.util.EnumMap<>(Group.class);
@@ -98,7 +99,7 @@ record SkewPoint(String system, String workload, double offered, double searchab
       long from = run.startNanos() + seconds(s);
       long to = from + seconds(1);
       offered[s] = workload.rate();
-      searchable[s] = SkewRun.countAt(run.counts(), to) - SkewRun.countAt(run.counts(), from);
+      searchable[s] = SearchableWatch.Count.at(run.counts(), to) - SearchableWatch.Count.at(run.counts(), from);
       smallDelay[s] = SkewRun.quantile(run.probes().stream().filter(p -> p.group() == Group.SMALL
           && p.dueNanos() >= from && p.dueNanos() < to).mapToDouble(p -> p.delayNanos() / 1e6).toArray(), 0.5);
     }

@@ -1,5 +1,6 @@
 package io.evenkeel.benchmarks.skew;
 
+import io.evenkeel.benchmarks.experiments.SearchableWatch;
 import io.evenkeel.benchmarks.peer.ProcessCpu;
 import io.evenkeel.benchmarks.query.BenchmarkFigures;
 import io.evenkeel.benchmarks.skew.ScheduledRows.Due;
@@ -44,9 +45,6 @@ final class SkewRun {
   /** A tenant query: its group, when it was asked, its latency, the shards it visited. */
   record Query(Group group, long atNanos, double millis, int shards) {}
 
-  /** The searchable rows at a time. */
-  record Count(long nanos, long rows) {}
-
   private final SkewTarget target;
   private final SkewWorkload workload;
   private final ScheduledRows rows;
@@ -55,7 +53,7 @@ final class SkewRun {
   private final List<Long> smallTenants;
   private final ConcurrentSkipListMap<Long, Due> pending = new ConcurrentSkipListMap<>();
   private final List<Probe> probes = new ArrayList<>();
-  private final List<Count> counts = new ArrayList<>();
+  private final List<SearchableWatch.Count> counts = new ArrayList<>();
   private final List<Query> queries = new ArrayList<>();
   private final AtomicReference<Exception> failure = new AtomicReference<>();
   private volatile boolean offering = true;
@@ -73,8 +71,8 @@ final class SkewRun {
   record Spent(Map<String, Double> cpuSeconds, List<CpuCaps.Throttling> throttling) {}
 
   /** What a run measured; nanoTimes are those of this JVM. */
-  record Measured(long startNanos, long measureFromNanos, long endNanos, List<Count> counts, List<Probe> probes,
-      List<Query> queries, Spent spent, long backlogAtEnd) {}
+  record Measured(long startNanos, long measureFromNanos, long endNanos, List<SearchableWatch.Count> counts,
+      List<Probe> probes, List<Query> queries, Spent spent, long backlogAtEnd) {}
 
   /** Offers the workload, measures, and returns once the offer and the grace period for probes are over. */
   Measured run(long startNanos, List<CpuCaps.Group> caps) throws Exception {
@@ -184,11 +182,11 @@ final class SkewRun {
         if (started >= nextCount) {
           long rowsNow = target.count();
           synchronized (counts) {
-            counts.add(new Count(midpoint(started), rowsNow));
+            counts.add(new SearchableWatch.Count(midpoint(started), rowsNow));
           }
           nextCount += SECOND;
         }
-        List<Long> batch = nextBatch(cursor);
+        List<Long> batch = SearchableWatch.nextBatch(pending, cursor, PROBES_PER_QUERY);
         if (!batch.isEmpty()) {
           cursor = batch.get(batch.size() - 1);
           long asked = System.nanoTime();
@@ -217,24 +215,6 @@ final class SkewRun {
         return;
       }
     }
-  }
-
-  /** Up to a query's worth of pending probes after the cursor, then from the first again. */
-  private List<Long> nextBatch(long cursor) {
-    List<Long> batch = new ArrayList<>();
-    for (Long rowId : pending.tailMap(cursor, false).keySet()) {
-      if (batch.size() == PROBES_PER_QUERY) {
-        return batch;
-      }
-      batch.add(rowId);
-    }
-    for (Long rowId : pending.headMap(cursor, true).keySet()) {
-      if (batch.size() == PROBES_PER_QUERY) {
-        break;
-      }
-      batch.add(rowId);
-    }
-    return batch;
   }
 
   /** Tenant queries at a steady pace, hot and small tenants in turn. */
@@ -278,22 +258,6 @@ final class SkewRun {
 
   private static long midpoint(long started) {
     return started + (System.nanoTime() - started) / 2;
-  }
-
-  /** The searchable rows at {@code nanos}, linear between the counts around it. */
-  static double countAt(List<Count> counts, long nanos) {
-    Count before = counts.get(0);
-    if (nanos <= before.nanos()) {
-      return before.rows();
-    }
-    for (Count after : counts) {
-      if (after.nanos() >= nanos) {
-        double fraction = (double) (nanos - before.nanos()) / Math.max(1, after.nanos() - before.nanos());
-        return before.rows() + fraction * (after.rows() - before.rows());
-      }
-      before = after;
-    }
-    return before.rows();
   }
 
   /** The nearest-rank quantile, NaN for none. */

@@ -14,15 +14,15 @@ class ReplayPointTest {
 
   @Test
   void theRowCountBetweenTwoSamplesIsReadOnTheLineBetweenThem() {
-    assertThat(ReplayPoint.countAt(COUNTS, 1_500)).isCloseTo(50, within(1e-9));
-    assertThat(ReplayPoint.countAt(COUNTS, 3_000)).isCloseTo(100, within(1e-9));
-    assertThat(ReplayPoint.countAt(COUNTS, 4_900)).isCloseTo(370, within(1e-9));
+    assertThat(SearchableWatch.Count.at(COUNTS, 1_500)).isCloseTo(50, within(1e-9));
+    assertThat(SearchableWatch.Count.at(COUNTS, 3_000)).isCloseTo(100, within(1e-9));
+    assertThat(SearchableWatch.Count.at(COUNTS, 4_900)).isCloseTo(370, within(1e-9));
   }
 
   @Test
   void beforeTheFirstSampleAndAfterTheLastTheNearestCounts() {
-    assertThat(ReplayPoint.countAt(COUNTS, 0)).isZero();
-    assertThat(ReplayPoint.countAt(COUNTS, 9_000)).isEqualTo(400);
+    assertThat(SearchableWatch.Count.at(COUNTS, 0)).isZero();
+    assertThat(SearchableWatch.Count.at(COUNTS, 9_000)).isEqualTo(400);
   }
 
   @Test
