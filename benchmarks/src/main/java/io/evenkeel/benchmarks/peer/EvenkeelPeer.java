@@ -176,8 +176,8 @@ public final class EvenkeelPeer implements AutoCloseable {
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException("POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " "
-          + params);
+      String said = "POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " " + params;
+      throw BusyException.isBusy(response.statusCode()) ? new BusyException(said) : new IOException(said);
     }
     return JSON.readTree(response.body());
   }

@@ -172,7 +172,10 @@ final class OpenSearchPeer implements AutoCloseable {
     return send(http, url, method, path, body);
   }
 
-  /** One REST call to the node at {@code url}; fails on an HTTP error, except a DELETE of what is not there. */
+  /**
+   * One REST call to the node at {@code url}; fails on an HTTP error (with a {@link BusyException} where the node shed
+   * the call), except a DELETE of what is not there.
+   */
   static String send(HttpClient http, String url, String method, String path, String body)
       throws IOException, InterruptedException {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofMinutes(2))
@@ -180,7 +183,8 @@ final class OpenSearchPeer implements AutoCloseable {
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() >= 300 && !(method.equals("DELETE") && response.statusCode() == 404)) {
-      throw new IOException(method + " " + path + " -> " + response.statusCode() + ": " + abbreviate(response.body()));
+      String said = method + " " + path + " -> " + response.statusCode() + ": " + abbreviate(response.body());
+      throw BusyException.isBusy(response.statusCode()) ? new BusyException(said) : new IOException(said);
     }
     return response.body();
   }

@@ -94,7 +94,8 @@ public final class PeerBenchmark implements Callable<Integer> {
   Path out;
 
   @Option(names = "--smoke",
-      description = "A few thousand rows, a few queries, one repetition: checks the command works.")
+      description = "A few thousand rows, a few queries, one repetition, OpenSearch on a 512 MB heap: checks the "
+          + "command works.")
   boolean smoke;
 
   /**
@@ -174,6 +175,7 @@ public final class PeerBenchmark implements Callable<Integer> {
       warmupQueries = Math.min(warmupQueries, 5);
       repetitions = 1;
       bulkRows = Math.min(bulkRows, 1_000);
+      openSearchHeap = "512m";
     }
     if (repetitions < 1 || bulkThreads < 1 || bulkRows < 1) {
       throw new CommandLine.ParameterException(new CommandLine(this),

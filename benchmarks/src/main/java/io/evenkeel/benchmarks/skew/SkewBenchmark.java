@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +45,7 @@ public final class SkewBenchmark implements Callable<Integer> {
   @Option(names = "--nodes", defaultValue = "4", description = "Storage nodes per system (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--cpu-per-node", defaultValue = "0.25",
+  @Option(names = "--cpu-per-node", defaultValue = "0.2",
       description = "Each storage node's CPU quota in cores (default: ${DEFAULT-VALUE}).")
   double cpuPerNode;
 
@@ -58,7 +60,7 @@ public final class SkewBenchmark implements Callable<Integer> {
   @Option(names = "--tenants", defaultValue = "10000", description = "(default: ${DEFAULT-VALUE})")
   int tenants;
 
-  @Option(names = "--rate", defaultValue = "5000",
+  @Option(names = "--rate", defaultValue = "6000",
       description = "Rows offered a second in the θ workloads (default: ${DEFAULT-VALUE}).")
   double rate;
 
@@ -122,11 +124,19 @@ public final class SkewBenchmark implements Callable<Integer> {
       description = "Where the Markdown and the PNGs go (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--smoke", description = "Two nodes, short runs at a low rate: checks the command works.")
+  @Option(names = "--profile", paramLabel = "DIR",
+      description = "Record each capped node with JFR over every measured span into DIR, and say in the report where "
+          + "the nodes' CPU went.")
+  Path profile;
+
+  @Option(names = "--smoke",
+      description = "Two nodes (OpenSearch's on 512 MB heaps), short runs at a low rate: checks the command works.")
   boolean smoke;
 
   /** What runs now, closed in reverse order at the end or when the JVM is asked to stop (Ctrl-C). */
   private final Deque<AutoCloseable> running = new ConcurrentLinkedDeque<>();
+  /** Where the capped nodes' CPU went, by system and workload, when {@code --profile} is given. */
+  private final Map<String, NodeProfiles.Summary> profiles = new LinkedHashMap<>();
 
   public static void main(String[] args) {
     SkewBenchmark benchmark = new SkewBenchmark();
@@ -154,12 +164,13 @@ public final class SkewBenchmark implements Callable<Integer> {
       surgeRate = Math.min(surgeRate, 300);
       thetas = List.of(1.0);
       prewarm = Math.min(prewarm, 3);
-      warmup = Math.min(warmup, 4);
-      measure = Math.min(measure, 8);
+      warmup = Math.min(warmup, 2);
+      measure = Math.min(measure, 5);
       surgeSeconds = Math.min(surgeSeconds, 4);
       queriesPerSecond = Math.min(queriesPerSecond, 4);
       probesPerSecond = Math.min(probesPerSecond, 5);
       rowsPerWrite = Math.min(rowsPerWrite, 200);
+      openSearchHeap = "512m";
     }
     if (nodes < 1 || shards < nodes || partitionSize < 2 || partitionSize >= shards) {
       throw new CommandLine.ParameterException(new CommandLine(this), "need 1 <= --nodes <= --shards and "
@@ -202,7 +213,7 @@ public final class SkewBenchmark implements Callable<Integer> {
           }
         }
       }
-      return SkewReport.write(this, caps, workloads, points, settings);
+      return SkewReport.write(this, caps, workloads, points, settings, profiles);
     } finally {
       closeRunning();
       IOUtils.rm(work);
@@ -266,9 +277,15 @@ public final class SkewBenchmark implements Callable<Integer> {
     long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
     ScheduledRows rows = new ScheduledRows(workload, SEED + index, (index + 1) * ROWS_PER_RUN,
         (long) index * workload.tenants(), probesPerSecond, start);
+    NodeProfiles recordings = profile == null || groups.isEmpty() ? null : NodeProfiles.schedule(
+        target.storageNodes(), start + TimeUnit.MILLISECONDS.toNanos((long) (workload.warmupSeconds() * 1000)),
+        workload.measureSeconds(), profile, target.name().replaceAll("\\W+", "-") + "-" + index);
     SkewRun.Measured measured = new SkewRun(target, workload, rows,
         new Drive(writers, rowsPerWrite, queriesPerSecond, probesPerSecond)).run(start, groups);
     SkewPoint point = SkewPoint.of(target.name(), workload, measured);
+    if (recordings != null) {
+      profiles.put(point.system() + " under " + point.workload(), recordings.summary());
+    }
     System.out.printf(Locale.ROOT, "  searchable %,.0f rows/s of %,.0f offered; small tenants' delay p99 %,.0f ms;"
         + " hot tenants' queries p99 %,.1f ms%n", point.searchable(), point.offered(),
         point.delays().getOrDefault(ScheduledRows.Group.SMALL, SkewPoint.EMPTY_DELAYS).p99Millis(),

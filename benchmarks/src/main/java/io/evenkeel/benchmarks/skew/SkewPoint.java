@@ -25,13 +25,16 @@ record SkewPoint(String system, String workload, double offered, double searchab
     Timeline timeline, double surgeSmallP99Millis, double steadySmallP99Millis) {
 
   static final Delays EMPTY_DELAYS = new Delays(0, 0, Double.NaN, Double.NaN);
-  static final Latencies EMPTY_LATENCIES = new Latencies(0, Double.NaN, Double.NaN, Double.NaN);
+  static final Latencies EMPTY_LATENCIES = new Latencies(0, 0, Double.NaN, Double.NaN, Double.NaN);
 
   /** Probes of a group: how many, how many never found (counted at their wait so far), p50 and p99. */
   record Delays(int probes, int unseen, double p50Millis, double p99Millis) {}
 
-  /** Tenant queries of a group: how many, p50 and p99 latency, mean shards visited. */
-  record Latencies(int queries, double p50Millis, double p99Millis, double meanShards) {}
+  /**
+   * Tenant queries of a group: how many were asked, how many of them the system refused as too busy, and of those it
+   * answered p50 and p99 latency and mean shards visited.
+   */
+  record Latencies(int queries, int refused, double p50Millis, double p99Millis, double meanShards) {}
 
   /** A capped node over the span: CPU used (cores) and the share of scheduler periods in which it was throttled. */
   record Node(double cores, double throttledShare) {}
@@ -48,9 +51,12 @@ record SkewPoint(String system, String workload, double offered, double searchab
     SkewRun.byGroup(measured, Probe::group).forEach((group, probes) -> delays.put(group, delays(probes)));
     Map<Group, Latencies> queries = new java.util.EnumMap<>(Group.class);
     SkewRun.byGroup(run.queries().stream().filter(q -> q.atNanos() >= run.measureFromNanos()
-        && q.atNanos() < run.endNanos()).toList(), Query::group).forEach((group, asked) -> queries.put(group,
-        new Latencies(asked.size(), SkewRun.quantile(millis(asked), 0.5), SkewRun.quantile(millis(asked), 0.99),
-            asked.stream().mapToInt(Query::shards).average().orElse(Double.NaN))));
+        && q.atNanos() < run.endNanos()).toList(), Query::group).forEach((group, asked) -> {
+          List<Query> answered = asked.stream().filter(q -> !q.refused()).toList();
+          queries.put(group, new Latencies(asked.size(), asked.size() - answered.size(),
+              SkewRun.quantile(millis(answered), 0.5), SkewRun.quantile(millis(answered), 0.99),
+              answered.stream().mapToInt(Query::shards).average().orElse(Double.NaN)));
+        });
     List<Node> nodes = run.spent().throttling().stream()
         .map(t -> new Node(t.usageSeconds() / span, t.periods() == 0 ? 0 : (double) t.throttledPeriods() / t.periods()))
         .toList();

@@ -24,7 +24,7 @@ import java.util.TreeMap;
 record SkewReport(Path markdown, List<SkewPoint> points, boolean capped) {
 
   static SkewReport write(SkewBenchmark options, CpuCaps caps, List<SkewWorkload> workloads, List<SkewPoint> points,
-      List<String> settings) throws IOException {
+      List<String> settings, Map<String, NodeProfiles.Summary> profiles) throws IOException {
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     ExperimentOutput output = new ExperimentOutput(options.out);
     String name = "skew-" + stamp;
@@ -69,6 +69,7 @@ record SkewReport(Path markdown, List<SkewPoint> points, boolean capped) {
     }
     claims(md, workloads, points);
     cpu(md, workloads, points);
+    profiles(md, profiles);
     charts(md, output, name, workloads, points);
     Path file = options.out.resolve(name + ".md");
     Files.createDirectories(options.out);
@@ -139,6 +140,19 @@ record SkewReport(Path markdown, List<SkewPoint> points, boolean capped) {
     md.append('\n');
   }
 
+  /** Where the capped nodes' CPU went (JFR's execution samples of all of a system's nodes together). */
+  private static void profiles(StringBuilder md, Map<String, NodeProfiles.Summary> profiles) {
+    if (profiles.isEmpty()) {
+      return;
+    }
+    md.append("## Where the capped nodes' CPU went\n\n");
+    md.append("JFR execution samples of all of a system's storage nodes over the measured span (`--profile`); "
+        + "\"by code\" counts a sample for the innermost frame outside the JDK.\n\n");
+    profiles.forEach((run, summary) -> md.append("- ").append(run).append(": ").append(summary.describe())
+        .append('\n'));
+    md.append('\n');
+  }
+
   private static void charts(StringBuilder md, ExperimentOutput output, String name, List<SkewWorkload> workloads,
       List<SkewPoint> points) throws IOException {
     Map<String, List<double[]>> throughput = new LinkedHashMap<>();
@@ -202,7 +216,9 @@ record SkewReport(Path markdown, List<SkewPoint> points, boolean capped) {
 
   private static String latencies(SkewPoint point, Group group) {
     Latencies latencies = point.queries().getOrDefault(group, SkewPoint.EMPTY_LATENCIES);
-    return String.format(Locale.ROOT, "%.1f / %.1f", latencies.p50Millis(), latencies.p99Millis());
+    return String.format(Locale.ROOT, "%.1f / %.1f%s", latencies.p50Millis(), latencies.p99Millis(),
+        latencies.refused() > 0 ? String.format(Locale.ROOT, " (%d of %d refused as busy)", latencies.refused(),
+            latencies.queries()) : "");
   }
 
   private static String shards(SkewPoint point, Group group) {

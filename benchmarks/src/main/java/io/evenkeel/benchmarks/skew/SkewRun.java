@@ -1,6 +1,7 @@
 package io.evenkeel.benchmarks.skew;
 
 import io.evenkeel.benchmarks.experiments.SearchableWatch;
+import io.evenkeel.benchmarks.peer.BusyException;
 import io.evenkeel.benchmarks.peer.ProcessCpu;
 import io.evenkeel.benchmarks.query.BenchmarkFigures;
 import io.evenkeel.benchmarks.skew.ScheduledRows.Due;
@@ -32,6 +33,7 @@ final class SkewRun {
   static final String CLIENT = "benchmark client";
   private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
   private static final long PROBE_INTERVAL = TimeUnit.MILLISECONDS.toNanos(250);
+  private static final long BUSY_BACKOFF_MILLIS = 100;
   private static final int PROBES_PER_QUERY = 1_000;
   /** After the offer ends: how long probes may still be found, at most. */
   private static final long GRACE = TimeUnit.SECONDS.toNanos(20);
@@ -42,8 +44,8 @@ final class SkewRun {
   /** A probe row: its group, when it was due, and how long until it was found (or its wait so far). */
   record Probe(Group group, long dueNanos, long delayNanos, boolean found) {}
 
-  /** A tenant query: its group, when it was asked, its latency, the shards it visited. */
-  record Query(Group group, long atNanos, double millis, int shards) {}
+  /** A tenant query: its group, when it was asked, its latency, the shards it visited; or that it was refused. */
+  record Query(Group group, long atNanos, double millis, int shards, boolean refused) {}
 
   private final SkewTarget target;
   private final SkewWorkload workload;
@@ -163,7 +165,7 @@ final class SkewRun {
             pending.put(row.row().getRowId(), row);
           }
         }
-        target.write(batch);
+        writeUntilTaken(batch);
       }
     } catch (Exception e) {
       failure.compareAndSet(null, e);
@@ -172,7 +174,22 @@ final class SkewRun {
     return null;
   }
 
-  /** Counts every second and asks for pending probes every 250 ms. */
+  /** A system that sheds a write (OpenSearch's 429 at a full write queue) gets it again shortly, as its clients do. */
+  private void writeUntilTaken(List<TransactionLogChange> batch) throws Exception {
+    while (true) {
+      try {
+        target.write(batch);
+        return;
+      } catch (BusyException busy) {
+        Thread.sleep(BUSY_BACKOFF_MILLIS);
+      }
+    }
+  }
+
+  /**
+   * Counts every second and asks for pending probes every 250 ms; a count or a lookup the system sheds is asked again
+   * in the next round.
+   */
   private void watch() {
     long nextCount = System.nanoTime();
     long cursor = Long.MIN_VALUE;
@@ -201,12 +218,15 @@ final class SkewRun {
             }
           }
         }
-        long rest = PROBE_INTERVAL - (System.nanoTime() - started);
-        if (rest > 0) {
-          TimeUnit.NANOSECONDS.sleep(rest);
-        }
+        sleepUntil(started + PROBE_INTERVAL);
       } catch (InterruptedException e) {
         return;
+      } catch (BusyException busy) {
+        try {
+          sleepUntil(started + PROBE_INTERVAL);
+        } catch (InterruptedException e) {
+          return;
+        }
       } catch (Exception e) {
         if (Thread.currentThread().isInterrupted()) {
           return;
@@ -217,7 +237,7 @@ final class SkewRun {
     }
   }
 
-  /** Tenant queries at a steady pace, hot and small tenants in turn. */
+  /** Tenant queries at a steady pace, hot and small tenants in turn; one the system sheds counts as refused. */
   private void ask() {
     long interval = (long) (SECOND / drive.queriesPerSecond());
     long next = System.nanoTime();
@@ -232,10 +252,15 @@ final class SkewRun {
         List<Long> tenants = group == Group.HOT ? hotTenants : smallTenants;
         long tenant = tenants.get((i / 2) % tenants.size());
         long started = System.nanoTime();
-        SkewTarget.Answer answer = target.tenantQuery(tenant);
-        double millis = (System.nanoTime() - started) / 1e6;
+        Query query;
+        try {
+          SkewTarget.Answer answer = target.tenantQuery(tenant);
+          query = new Query(group, started, (System.nanoTime() - started) / 1e6, answer.shards(), false);
+        } catch (BusyException busy) {
+          query = new Query(group, started, (System.nanoTime() - started) / 1e6, 0, true);
+        }
         synchronized (queries) {
-          queries.add(new Query(group, started, millis, answer.shards()));
+          queries.add(query);
         }
       } catch (InterruptedException e) {
         return;

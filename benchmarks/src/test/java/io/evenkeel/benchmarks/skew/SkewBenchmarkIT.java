@@ -49,7 +49,7 @@ class SkewBenchmarkIT {
 
     String markdown = Files.readString(report.markdown());
     if (report.capped()) {
-      assertThat(markdown).contains("capped at 0.25 CPU");
+      assertThat(markdown).contains("capped at 0.20 CPU");
       for (SkewPoint point : report.points()) {
         List<SkewPoint.Node> nodes = point.nodes();
         assertThat(nodes).as(point.system()).hasSize(2);
