@@ -6,6 +6,7 @@ import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,8 +156,121 @@ public final class Evaluator {
         }
         return DateFormat.format(dateTime, text(format, "a DATE_FORMAT format"));
       }
+      case CASE -> {
+        for (int i = 0; i + 1 < args.size(); i += 2) {
+          if (isTrue(args.get(i), env)) {
+            return eval(args.get(i + 1), env);
+          }
+        }
+        return eval(args.get(args.size() - 1), env);
+      }
+      case IF -> {
+        return eval(args.get(isTrue(args.get(0), env) ? 1 : 2), env);
+      }
+      case NULLIF -> {
+        Object value = eval(args.get(0), env);
+        Integer sign = SqlValues.compare(value, eval(args.get(1), env));
+        return sign != null && sign == 0 ? null : value;
+      }
+      case GREATEST, LEAST -> {
+        Object best = null;
+        for (Expr arg : args) {
+          Object value = eval(arg, env);
+          if (value == null) {
+            return null;
+          }
+          if (best == null || SqlValues.compare(value, best) * (call.op() == Op.GREATEST ? 1 : -1) > 0) {
+            best = value;
+          }
+        }
+        return best;
+      }
+      case MOD -> {
+        return MathFunctions.mod(eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case CAST_SIGNED -> {
+        return Casts.signed(eval(args.get(0), env));
+      }
+      case CAST_UNSIGNED -> {
+        return Casts.unsigned(eval(args.get(0), env));
+      }
+      case CAST_DECIMAL -> {
+        return Casts.decimal(eval(args.get(0), env), constant(args.get(1)), constant(args.get(2)));
+      }
+      case CAST_CHAR -> {
+        return Casts.chars(eval(args.get(0), env), (Long) ((Expr.Literal) args.get(1)).value());
+      }
+      case ABS -> {
+        return MathFunctions.abs(eval(args.get(0), env));
+      }
+      case SIGN -> {
+        return MathFunctions.sign(eval(args.get(0), env));
+      }
+      case FLOOR, CEIL -> {
+        return MathFunctions.floorOrCeil(eval(args.get(0), env), call.op() == Op.FLOOR);
+      }
+      case ROUND, TRUNCATE -> {
+        return MathFunctions.round(eval(args.get(0), env), eval(args.get(1), env),
+            call.op() == Op.ROUND ? RoundingMode.HALF_UP : RoundingMode.DOWN, call.op().name());
+      }
+      case LOWER -> {
+        return StringFunctions.lower(eval(args.get(0), env));
+      }
+      case UPPER -> {
+        return StringFunctions.upper(eval(args.get(0), env));
+      }
+      case LENGTH -> {
+        return StringFunctions.length(eval(args.get(0), env));
+      }
+      case CHAR_LENGTH -> {
+        return StringFunctions.charLength(eval(args.get(0), env));
+      }
+      case CONCAT -> {
+        return StringFunctions.concat(values(args, env));
+      }
+      case CONCAT_WS -> {
+        return StringFunctions.concatWithSeparator(eval(args.get(0), env), values(args.subList(1, args.size()), env));
+      }
+      case SUBSTRING -> {
+        return StringFunctions.substring(eval(args.get(0), env), eval(args.get(1), env),
+            args.size() > 2 ? eval(args.get(2), env) : null);
+      }
+      case LEFT -> {
+        return StringFunctions.left(eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case RIGHT -> {
+        return StringFunctions.right(eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case TRIM -> {
+        return StringFunctions.trim((String) ((Expr.Literal) args.get(0)).value(), eval(args.get(1), env),
+            eval(args.get(2), env));
+      }
+      case REPLACE -> {
+        return StringFunctions.replace(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env));
+      }
+      case LOCATE -> {
+        return StringFunctions.locate(eval(args.get(0), env), eval(args.get(1), env),
+            args.size() > 2 ? eval(args.get(2), env) : null);
+      }
+      case LPAD, RPAD -> {
+        return StringFunctions.pad(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env),
+            call.op() == Op.LPAD);
+      }
       default -> throw new IllegalStateException("no evaluation for " + call.op());
     }
+  }
+
+  private List<Object> values(List<Expr> args, Env env) {
+    List<Object> values = new ArrayList<>(args.size());
+    for (Expr arg : args) {
+      values.add(eval(arg, env));
+    }
+    return values;
+  }
+
+  /** An integer the parser put in the expression as a literal (a CAST's precision or scale). */
+  private static int constant(Expr literal) {
+    return ((Long) ((Expr.Literal) literal).value()).intValue();
   }
 
   /** Epoch seconds (times are epoch ms: divide by 1000) to a UTC date-time; NULL before 1970, as in MySQL. */

@@ -33,7 +33,52 @@ public enum Op {
   /** Seconds since the epoch to a UTC date-time. */
   FROM_UNIXTIME(1, "FROM_UNIXTIME"),
   /** A UTC date-time (or epoch seconds through FROM_UNIXTIME) formatted with MySQL's % specifiers. */
-  DATE_FORMAT(2, "DATE_FORMAT");
+  DATE_FORMAT(2, "DATE_FORMAT"),
+  /** when, then, when, then, ..., else (NULL when the statement has none): the first TRUE when's then. */
+  CASE(-1, "CASE"),
+  /** condition, then, else. */
+  IF(3, "IF"),
+  NULLIF(2, "NULLIF"),
+  GREATEST(-1, "GREATEST"),
+  LEAST(-1, "LEAST"),
+  /** The remainder, with the dividend's sign; NULL for a zero divisor ({@code %} and {@code MOD}). */
+  MOD(2, "%"),
+  CAST_SIGNED(1, "SIGNED"),
+  CAST_UNSIGNED(1, "UNSIGNED"),
+  /** value, precision, scale. */
+  CAST_DECIMAL(3, "DECIMAL"),
+  /** value, the length in characters (NULL for none). */
+  CAST_CHAR(2, "CHAR"),
+  ABS(1, "ABS"),
+  SIGN(1, "SIGN"),
+  FLOOR(1, "FLOOR"),
+  CEIL(1, "CEIL"),
+  /** value, digits after the point (negative: before it); halves away from zero. */
+  ROUND(2, "ROUND"),
+  /** value, digits after the point (negative: before it); toward zero. */
+  TRUNCATE(2, "TRUNCATE"),
+  LOWER(1, "LOWER"),
+  UPPER(1, "UPPER"),
+  /** Bytes of the UTF-8 text. */
+  LENGTH(1, "LENGTH"),
+  /** Characters (code points) of the text. */
+  CHAR_LENGTH(1, "CHAR_LENGTH"),
+  CONCAT(-1, "CONCAT"),
+  /** separator, then the values; NULL values are skipped. */
+  CONCAT_WS(-1, "CONCAT_WS"),
+  /** text, position (from 1; negative counts from the end), and optionally a length, in characters. */
+  SUBSTRING(-1, "SUBSTRING"),
+  LEFT(2, "LEFT"),
+  RIGHT(2, "RIGHT"),
+  /** 'BOTH', 'LEADING' or 'TRAILING', the string removed (repeatedly), the text. */
+  TRIM(3, "TRIM"),
+  /** text, the string to replace, its replacement. */
+  REPLACE(3, "REPLACE"),
+  /** substring, text, and optionally the position to start at: the 1-based position of the substring, 0 if absent. */
+  LOCATE(-1, "LOCATE"),
+  /** text, length, padding. */
+  LPAD(3, "LPAD"),
+  RPAD(3, "RPAD");
 
   private final int arity;
   private final String symbol;
@@ -66,7 +111,22 @@ public enum Op {
       case IS_NULL, IS_NOT_NULL -> "(" + args.get(0) + " " + symbol + ")";
       case MATCH -> "MATCH(" + args.get(0) + ") AGAINST(" + args.get(1) + ")";
       case NEGATE -> "-" + args.get(0);
-      case IFNULL, COALESCE, FROM_UNIXTIME, DATE_FORMAT -> symbol + "(" + String.join(", ", args) + ")";
+      case MOD -> "(" + args.get(0) + " % " + args.get(1) + ")";
+      case CASE -> {
+        StringBuilder text = new StringBuilder("CASE");
+        for (int i = 0; i + 1 < args.size(); i += 2) {
+          text.append(" WHEN ").append(args.get(i)).append(" THEN ").append(args.get(i + 1));
+        }
+        yield text.append(" ELSE ").append(args.get(args.size() - 1)).append(" END").toString();
+      }
+      case CAST_SIGNED, CAST_UNSIGNED -> "CAST(" + args.get(0) + " AS " + symbol + ")";
+      case CAST_DECIMAL -> "CAST(" + args.get(0) + " AS DECIMAL(" + args.get(1) + ", " + args.get(2) + "))";
+      case CAST_CHAR -> "CAST(" + args.get(0) + " AS CHAR" + ("NULL".equals(args.get(1)) ? "" : "(" + args.get(1)
+          + ")") + ")";
+      case TRIM -> "TRIM(" + args.get(0).replace("'", "") + " " + args.get(1) + " FROM " + args.get(2) + ")";
+      case IFNULL, COALESCE, FROM_UNIXTIME, DATE_FORMAT, IF, NULLIF, GREATEST, LEAST, ABS, SIGN, FLOOR, CEIL, ROUND,
+          TRUNCATE, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, RIGHT, REPLACE, LOCATE, LPAD,
+          RPAD -> symbol + "(" + String.join(", ", args) + ")";
     };
   }
 }

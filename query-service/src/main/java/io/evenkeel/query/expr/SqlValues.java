@@ -13,6 +13,9 @@ import java.math.RoundingMode;
 public final class SqlValues {
   /** MySQL's div_precision_increment: a quotient has 4 more fractional digits than its dividend. */
   public static final int DIV_PRECISION_INCREMENT = 4;
+  /** MySQL's most digits of a DECIMAL, and most of them after the point. */
+  public static final int MAX_DECIMAL_PRECISION = 65;
+  public static final int MAX_DECIMAL_SCALE = 30;
 
   private SqlValues() {}
 

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.function.IntFunction;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
@@ -21,7 +22,9 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.fun.SqlBetweenOperator;
+import org.apache.calcite.sql.fun.SqlCase;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.fun.SqlTrimFunction;
 import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.util.NlsString;
 
@@ -101,7 +104,13 @@ final class ExpressionTranslator {
       case BETWEEN -> between(call);
       case IN, NOT_IN -> in(call);
       case LIKE -> like(call);
-      case OTHER_FUNCTION, COALESCE -> function(call);
+      case MOD -> binary(Op.MOD, call);
+      case CASE -> caseWhen((SqlCase) call);
+      case CAST -> ScalarFunctions.cast(expr(call.operand(0)), (SqlDataTypeSpec) call.operand(1));
+      case FLOOR, CEIL -> floorOrCeil(call);
+      case TRIM -> trim(call);
+      case POSITION -> new Expr.Call(Op.LOCATE, args(call));
+      case OTHER_FUNCTION, COALESCE, NULLIF, GREATEST, LEAST, IF, CHAR_LENGTH -> function(call);
       case SELECT, UNION, INTERSECT, EXCEPT, EXISTS, SCALAR_QUERY -> throw QueryException.unsupported("a subquery");
       default -> throw QueryException.unsupported(describe(node));
     };
@@ -172,20 +181,39 @@ final class ExpressionTranslator {
     }
     List<Expr> args = args(call);
     return switch (name) {
-      case "IFNULL" -> new Expr.Call(Op.IFNULL, arity(name, args, 2));
-      case "COALESCE" -> {
-        if (args.isEmpty()) {
-          throw QueryException.invalid("COALESCE needs at least one argument");
-        }
-        yield new Expr.Call(Op.COALESCE, args);
-      }
       case "FROM_UNIXTIME" -> new Expr.Call(Op.FROM_UNIXTIME, arity(name + " (with one argument)", args, 1));
       case "DATE_FORMAT" -> new Expr.Call(Op.DATE_FORMAT, arity(name, args, 2));
       case "ATTR" -> attr(args);
       case MatchAgainstRewriter.FUNCTION -> match(args);
-      default -> throw QueryException.unsupported("function " + name
-          + " (functions are COUNT, SUM, AVG, MIN, MAX, IFNULL, COALESCE, FROM_UNIXTIME, DATE_FORMAT, attr)");
+      default -> ScalarFunctions.call(name, args).orElseThrow(() -> QueryException.unsupported("function " + name
+          + " (functions are " + ScalarFunctions.NAMES + ")"));
     };
+  }
+
+  /** Searched CASE; a simple one ({@code CASE x WHEN v ...}) compares {@code x = v}, so NULL matches nothing. */
+  private Expr caseWhen(SqlCase node) {
+    Expr value = node.getValueOperand() == null ? null : expr(node.getValueOperand());
+    List<Expr> args = new ArrayList<>();
+    for (int i = 0; i < node.getWhenOperands().size(); i++) {
+      Expr when = expr(node.getWhenOperands().get(i));
+      args.add(value == null ? when : Expr.Call.of(Op.EQ, value, when));
+      args.add(expr(node.getThenOperands().get(i)));
+    }
+    args.add(node.getElseOperand() == null ? Expr.Literal.NULL : expr(node.getElseOperand()));
+    return new Expr.Call(Op.CASE, args);
+  }
+
+  private Expr floorOrCeil(SqlCall call) {
+    if (call.operandCount() != 1) {
+      throw QueryException.unsupported(call.getKind() + " to a unit of time");
+    }
+    return Expr.Call.of(call.getKind() == SqlKind.FLOOR ? Op.FLOOR : Op.CEIL, expr(call.operand(0)));
+  }
+
+  /** {@code TRIM([BOTH | LEADING | TRAILING] [remove] FROM text)}; the parser supplies BOTH and ' '. */
+  private Expr trim(SqlCall call) {
+    SqlTrimFunction.Flag where = ((SqlLiteral) call.operand(0)).getValueAs(SqlTrimFunction.Flag.class);
+    return ScalarFunctions.trim(where.name(), expr(call.operand(1)), expr(call.operand(2)));
   }
 
   private Expr aggregate(AggregateFunction function, boolean distinct, SqlCall call) {

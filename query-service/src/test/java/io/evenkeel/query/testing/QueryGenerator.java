@@ -44,13 +44,19 @@ public final class QueryGenerator {
   private static final List<String> EXPRESSIONS = List.of("price * quantity", "IFNULL(seller_nick, 'none')",
       "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%Y-%m-%d %H:%i')", "attr('color')", "quantity / 4",
       "price / 3", "-status", "modified_time - created_time", "COALESCE(buyer_nick, seller_nick, '?')",
-      "IFNULL(price, 0) + 1.5", "attr('size')", "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%a %b %e %Y')");
+      "IFNULL(price, 0) + 1.5", "attr('size')", "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%a %b %e %Y')",
+      "CASE WHEN quantity > 5 THEN 'big' WHEN quantity > 2 THEN 'mid' ELSE 'small' END",
+      "IF(status = 1, 'one', 'other')", "NULLIF(status, 0)", "quantity % 3", "CAST(price AS SIGNED)", "ROUND(price, 1)",
+      "UPPER(seller_nick)", "CHAR_LENGTH(title)", "CONCAT(seller_nick, '/', status)", "SUBSTRING(title, 2, 3)",
+      "LPAD(buyer_nick, 6, '*')", "GREATEST(IFNULL(quantity, 0), 2)");
   private static final List<String> AGGREGATES = List.of("COUNT(*)", "COUNT(title)", "COUNT(DISTINCT buyer_id)",
       "COUNT(DISTINCT seller_nick)", "SUM(price)", "SUM(quantity)", "AVG(price)", "AVG(quantity)", "MIN(price)",
       "MAX(created_time)", "MIN(seller_nick)", "MAX(buyer_nick)", "SUM(price * quantity)", "AVG(IFNULL(quantity, 0))",
-      "COUNT(attr('color'))", "MAX(status)");
+      "COUNT(attr('color'))", "MAX(status)", "SUM(CASE WHEN status = 1 THEN 1 ELSE 0 END)",
+      "MAX(CHAR_LENGTH(title))");
   private static final List<String> GROUP_KEYS = List.of("status", "seller_nick", "buyer_nick", "group_id",
-      "quantity", "attr('color')", "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%Y-%m-%d')");
+      "quantity", "attr('color')", "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%Y-%m-%d')", "status % 2",
+      "CASE WHEN price > 50 THEN 'high' ELSE 'low' END");
 
   private final Random random;
   private final List<Long> tenants;
@@ -233,7 +239,9 @@ public final class QueryGenerator {
       case 20 -> expression(pick(List.of("attr('brand') IS NULL", "attr('color') IN ('red', 'blue')",
           "attr('size') != 'M'", "attr('color') IS NOT NULL")));
       case 21 -> Sql.of(pick(List.of("price * quantity > 2000", "IFNULL(status, 9) = 9", "quantity + 1 > status",
-          "title = 'red wool'", "created_time + 3600000 > modified_time")));
+          "title = 'red wool'", "created_time + 3600000 > modified_time", "quantity % 3 = 1",
+          "CASE WHEN status IS NULL THEN 0 ELSE status END >= 2", "UPPER(seller_nick) = 'ANN'",
+          "LOCATE('o', title) > 2", "TRIM(title) != title", "ABS(price - 500) < 100", "CAST(price AS SIGNED) > 500")));
       case 22 -> Sql.of("(" + pick(List.of("status = 1 OR status = 2", "quantity = 3 OR quantity = 4 OR quantity IN (5)",
           "seller_nick = 'ann' OR seller_nick = 'Cat'")) + ")");
       default -> Sql.of("row_id " + pick(List.of("<", ">=")) + " " + random.nextInt(3_000));
