@@ -59,7 +59,7 @@ class DifferentialIT {
       " > ", " >= ", " BETWEEN ", " IN (", " NOT IN (", " IS NULL", " IS NOT NULL", " LIKE ", " NOT LIKE ",
       "MATCH(title)", "ORDER BY", " DESC", " LIMIT ", " OFFSET ", "COUNT(*)", "SUM(", "AVG(", "MIN(", "MAX(",
       "COUNT(DISTINCT", "GROUP BY", "HAVING", "SELECT DISTINCT", "DATE_FORMAT(", "IFNULL(", "attr(", " * ", " / ",
-      "= ?", "CASE WHEN", " % ");
+      "= ?", "CASE WHEN", " % ", "DATE(FROM_UNIXTIME(");
 
   @TempDir static Path dir;
   private static TestCluster cluster;

@@ -150,11 +150,8 @@ public final class Evaluator {
         if (value == null || format == null) {
           return null;
         }
-        if (!(value instanceof SqlDateTime dateTime)) {
-          throw QueryException.invalid("DATE_FORMAT needs a date-time such as FROM_UNIXTIME(created_time / 1000); got "
-              + SqlValues.describe(value));
-        }
-        return DateFormat.format(dateTime, text(format, "a DATE_FORMAT format"));
+        SqlDateTime dateTime = DateFunctions.temporal(value, "DATE_FORMAT");
+        return dateTime == null ? null : DateFormat.format(dateTime, text(format, "a DATE_FORMAT format"));
       }
       case CASE -> {
         for (int i = 0; i + 1 < args.size(); i += 2) {
@@ -256,6 +253,25 @@ public final class Evaluator {
         return StringFunctions.pad(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env),
             call.op() == Op.LPAD);
       }
+      case DATE -> {
+        return DateFunctions.date(eval(args.get(0), env));
+      }
+      case DATE_PART -> {
+        return DateFunctions.part(DateFunctions.Part.valueOf((String) ((Expr.Literal) args.get(0)).value()),
+            eval(args.get(1), env));
+      }
+      case UNIX_TIMESTAMP -> {
+        return args.isEmpty() ? Instant.now().getEpochSecond() : DateFunctions.unixTimestamp(eval(args.get(0), env));
+      }
+      case DATE_ADD -> {
+        return DateFunctions.add(eval(args.get(0), env), eval(args.get(1), env),
+            DateFunctions.Unit.named((String) ((Expr.Literal) args.get(2)).value()));
+      }
+      case DATEDIFF -> {
+        return DateFunctions.dateDiff(eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case INTERVAL -> throw QueryException.invalid("an INTERVAL is only an argument of DATE_ADD and DATE_SUB: "
+          + call);
       default -> throw new IllegalStateException("no evaluation for " + call.op());
     }
   }

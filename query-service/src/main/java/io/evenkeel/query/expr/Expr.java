@@ -7,7 +7,8 @@ import java.util.stream.Collectors;
 /**
  * A scalar or aggregate SQL expression over one row (or one group) of {@code transaction_logs}, as the parser
  * produces it after binding parameters. Values are {@code Long}, {@code BigDecimal}, {@code String}, {@code Boolean}
- * (a predicate's TRUE/FALSE), {@code LocalDateTime} ({@code FROM_UNIXTIME}), or null for SQL NULL.
+ * (a predicate's TRUE/FALSE), {@link SqlDateTime} (a DATETIME or DATE: {@code FROM_UNIXTIME}, {@code DATE}), or null
+ * for SQL NULL.
  */
 public sealed interface Expr {
   /** A column of the table. */

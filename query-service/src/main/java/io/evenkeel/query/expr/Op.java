@@ -78,7 +78,18 @@ public enum Op {
   LOCATE(-1, "LOCATE"),
   /** text, length, padding. */
   LPAD(3, "LPAD"),
-  RPAD(3, "RPAD");
+  RPAD(3, "RPAD"),
+  /** The date of a DATE, DATETIME or date string ({@code DATE(x)}, {@code CAST(x AS DATE)}). */
+  DATE(1, "DATE"),
+  /** The part's name (YEAR, MONTH, DAYOFWEEK, HOUR, ...: {@link DateFunctions.Part}), then the date. */
+  DATE_PART(2, "DATE_PART"),
+  /** Epoch seconds of a date, or of now without an argument. */
+  UNIX_TIMESTAMP(-1, "UNIX_TIMESTAMP"),
+  /** date, amount, the unit's name ({@link DateFunctions.Unit}); DATE_SUB negates the amount. */
+  DATE_ADD(3, "DATE_ADD"),
+  DATEDIFF(2, "DATEDIFF"),
+  /** amount, unit: {@code INTERVAL n unit}, only as DATE_ADD's and DATE_SUB's argument. */
+  INTERVAL(2, "INTERVAL");
 
   private final int arity;
   private final String symbol;
@@ -123,10 +134,14 @@ public enum Op {
       case CAST_DECIMAL -> "CAST(" + args.get(0) + " AS DECIMAL(" + args.get(1) + ", " + args.get(2) + "))";
       case CAST_CHAR -> "CAST(" + args.get(0) + " AS CHAR" + ("NULL".equals(args.get(1)) ? "" : "(" + args.get(1)
           + ")") + ")";
+      case DATE_PART -> args.get(0).replace("'", "") + "(" + args.get(1) + ")";
+      case DATE_ADD -> "DATE_ADD(" + args.get(0) + ", INTERVAL " + args.get(1) + " " + args.get(2).replace("'", "")
+          + ")";
+      case INTERVAL -> "INTERVAL " + args.get(0) + " " + args.get(1).replace("'", "");
       case TRIM -> "TRIM(" + args.get(0).replace("'", "") + " " + args.get(1) + " FROM " + args.get(2) + ")";
       case IFNULL, COALESCE, FROM_UNIXTIME, DATE_FORMAT, IF, NULLIF, GREATEST, LEAST, ABS, SIGN, FLOOR, CEIL, ROUND,
           TRUNCATE, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, RIGHT, REPLACE, LOCATE, LPAD,
-          RPAD -> symbol + "(" + String.join(", ", args) + ")";
+          RPAD, DATE, UNIX_TIMESTAMP, DATEDIFF -> symbol + "(" + String.join(", ", args) + ")";
     };
   }
 }

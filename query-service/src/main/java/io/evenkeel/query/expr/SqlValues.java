@@ -35,6 +35,12 @@ public final class SqlValues {
     if (a instanceof String x && b instanceof String y) {
       return KeywordOrder.compare(x, y);
     }
+    // A date compares with a date string as with the date it names ('2024-05-01', '2024-05-01 12:00:00').
+    if (a instanceof SqlDateTime && b instanceof String text && DateFunctions.parse(text) != null) {
+      b = DateFunctions.parse(text);
+    } else if (b instanceof SqlDateTime && a instanceof String text && DateFunctions.parse(text) != null) {
+      a = DateFunctions.parse(text);
+    }
     if (a instanceof SqlDateTime x && b instanceof SqlDateTime y) {
       return x.compareTo(y);
     }

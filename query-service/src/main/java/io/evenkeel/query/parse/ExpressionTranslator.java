@@ -16,6 +16,8 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlIntervalLiteral;
+import org.apache.calcite.sql.SqlIntervalQualifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -110,6 +112,7 @@ final class ExpressionTranslator {
       case FLOOR, CEIL -> floorOrCeil(call);
       case TRIM -> trim(call);
       case POSITION -> new Expr.Call(Op.LOCATE, args(call));
+      case INTERVAL -> interval(expr(call.operand(0)), (SqlIntervalQualifier) call.operand(1));
       case OTHER_FUNCTION, COALESCE, NULLIF, GREATEST, LEAST, IF, CHAR_LENGTH -> function(call);
       case SELECT, UNION, INTERSECT, EXCEPT, EXISTS, SCALAR_QUERY -> throw QueryException.unsupported("a subquery");
       default -> throw QueryException.unsupported(describe(node));
@@ -208,6 +211,14 @@ final class ExpressionTranslator {
       throw QueryException.unsupported(call.getKind() + " to a unit of time");
     }
     return Expr.Call.of(call.getKind() == SqlKind.FLOOR ? Op.FLOOR : Op.CEIL, expr(call.operand(0)));
+  }
+
+  /** {@code INTERVAL n unit} (MySQL's form; the standard's {@code INTERVAL '1' DAY} is a literal). */
+  private static Expr interval(Expr amount, SqlIntervalQualifier unit) {
+    if (unit.getStartUnit() != unit.getEndUnit() && unit.getEndUnit() != null) {
+      throw QueryException.unsupported("INTERVAL ... " + unit + " (one unit: INTERVAL 90 MINUTE)");
+    }
+    return Expr.Call.of(Op.INTERVAL, amount, new Expr.Literal(unit.getStartUnit().name()));
   }
 
   /** {@code TRIM([BOTH | LEADING | TRAILING] [remove] FROM text)}; the parser supplies BOTH and ' '. */
@@ -325,6 +336,15 @@ final class ExpressionTranslator {
     if (value instanceof Boolean truth) {
       return new Expr.Literal(truth);
     }
+    if (literal instanceof SqlIntervalLiteral) {
+      SqlIntervalLiteral.IntervalValue interval = literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+      try {
+        long amount = interval.getSign() * Long.parseLong(interval.getIntervalLiteral().trim());
+        return interval(new Expr.Literal(amount), interval.getIntervalQualifier());
+      } catch (NumberFormatException e) {
+        throw QueryException.unsupported("the interval " + literal + " (write INTERVAL 90 MINUTE)");
+      }
+    }
     throw QueryException.unsupported("the literal " + literal + " (" + literal.getTypeName() + ")");
   }
 
@@ -367,8 +387,6 @@ final class ExpressionTranslator {
         case INTERSECT -> "INTERSECT";
         case EXCEPT -> "EXCEPT";
         case WITH -> "WITH";
-        case CASE -> "CASE";
-        case CAST -> "CAST";
         case INSERT, UPDATE, DELETE, MERGE -> call.getKind().name() + " (the service only reads)";
         case VALUES -> "VALUES";
         case SELECT -> "a subquery";

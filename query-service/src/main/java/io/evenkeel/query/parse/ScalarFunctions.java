@@ -13,14 +13,16 @@ import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlTypeNameSpec;
 
 /**
- * MySQL's scalar functions by name (with their synonyms: LCASE, UCASE, SUBSTR, MID, CEILING, INSTR, ...) as
+ * MySQL's scalar functions by name (with their synonyms: LCASE, UCASE, SUBSTR, MID, CEILING, INSTR, ADDDATE, ...) as
  * {@link Expr} calls, each checked for its number of arguments; and {@code CAST}'s target types.
  */
 final class ScalarFunctions {
   /** What {@link #call} knows, for the message naming a function it does not. */
   static final String NAMES = "COUNT, SUM, AVG, MIN, MAX, IFNULL, COALESCE, NULLIF, IF, GREATEST, LEAST, MOD, ABS, "
       + "SIGN, FLOOR, CEIL, ROUND, TRUNCATE, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, "
-      + "RIGHT, TRIM, LTRIM, RTRIM, REPLACE, LOCATE, INSTR, LPAD, RPAD, FROM_UNIXTIME, DATE_FORMAT, attr";
+      + "RIGHT, TRIM, LTRIM, RTRIM, REPLACE, LOCATE, INSTR, LPAD, RPAD, FROM_UNIXTIME, DATE_FORMAT, DATE, YEAR, "
+      + "QUARTER, MONTH, DAYOFMONTH, DAYOFWEEK, WEEKDAY, DAYOFYEAR, HOUR, MINUTE, SECOND, UNIX_TIMESTAMP, DATE_ADD, "
+      + "DATE_SUB, DATEDIFF, attr";
   /** MySQL's DECIMAL without a precision. */
   private static final int DEFAULT_DECIMAL_PRECISION = 10;
 
@@ -58,9 +60,25 @@ final class ScalarFunctions {
       case "INSTR" -> Expr.Call.of(Op.LOCATE, arity(name, args, 2, 2).get(1), args.get(0));
       case "LPAD" -> new Expr.Call(Op.LPAD, arity(name, args, 3, 3));
       case "RPAD" -> new Expr.Call(Op.RPAD, arity(name, args, 3, 3));
+      case "DATE" -> new Expr.Call(Op.DATE, arity(name, args, 1, 1));
+      case "YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFWEEK", "WEEKDAY", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND" ->
+          Expr.Call.of(Op.DATE_PART, new Expr.Literal(name), arity(name, args, 1, 1).get(0));
+      case "UNIX_TIMESTAMP" -> new Expr.Call(Op.UNIX_TIMESTAMP, arity(name, args, 0, 1));
+      case "DATE_ADD", "ADDDATE" -> dateAdd(name, arity(name, args, 2, 2), false);
+      case "DATE_SUB", "SUBDATE" -> dateAdd(name, arity(name, args, 2, 2), true);
+      case "DATEDIFF" -> new Expr.Call(Op.DATEDIFF, arity(name, args, 2, 2));
       default -> null;
     };
     return Optional.ofNullable(call);
+  }
+
+  /** {@code DATE_ADD(x, INTERVAL n unit)}; DATE_SUB adds -n. */
+  private static Expr dateAdd(String name, List<Expr> args, boolean subtract) {
+    if (!(args.get(1) instanceof Expr.Call interval && interval.op() == Op.INTERVAL)) {
+      throw QueryException.invalid(name + " takes a date and an INTERVAL: " + name + "(x, INTERVAL 1 DAY)");
+    }
+    Expr amount = subtract ? Expr.Call.of(Op.NEGATE, interval.arg(0)) : interval.arg(0);
+    return Expr.Call.of(Op.DATE_ADD, args.get(0), amount, interval.arg(1));
   }
 
   /** {@code TRIM(where remove FROM value)}; {@code where} is BOTH, LEADING or TRAILING. */
@@ -84,10 +102,11 @@ final class ScalarFunctions {
         checkDecimal(p, s);
         yield Expr.Call.of(Op.CAST_DECIMAL, value, new Expr.Literal((long) p), new Expr.Literal((long) s));
       }
+      case "DATE" -> Expr.Call.of(Op.DATE, value);
       case "CHAR" -> Expr.Call.of(Op.CAST_CHAR, value, precision < 0 ? Expr.Literal.NULL
           : new Expr.Literal((long) precision));
-      default -> throw QueryException.unsupported("CAST to " + name + " (SIGNED, UNSIGNED, DECIMAL(p, s) and CHAR "
-          + "are supported)");
+      default -> throw QueryException.unsupported("CAST to " + name + " (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR and "
+          + "DATE are supported)");
     };
   }
 

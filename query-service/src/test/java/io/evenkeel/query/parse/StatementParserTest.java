@@ -73,8 +73,9 @@ class StatementParserTest {
     rejects("SELECT row_id FROM transaction_logs UNION SELECT row_id FROM transaction_logs", "UNION");
     rejects("SELECT row_id FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs)",
         "IN with a subquery is not supported");
-    rejects("SELECT HOUR(FROM_UNIXTIME(created_time / 1000)) FROM transaction_logs", "function HOUR (functions are COUNT");
-    rejects("SELECT CAST(price AS DATE) FROM transaction_logs", "CAST to DATE (SIGNED, UNSIGNED, DECIMAL(p, s) and CHAR");
+    rejects("SELECT DAYNAME(FROM_UNIXTIME(created_time / 1000)) FROM transaction_logs",
+        "function DAYNAME (functions are COUNT");
+    rejects("SELECT CAST(price AS TIME) FROM transaction_logs", "CAST to TIME (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR");
     rejects("SELECT seller_nick, COUNT(*) FROM transaction_logs GROUP BY buyer_nick",
         "SELECT uses seller_nick, which is neither a GROUP BY key nor inside an aggregate function");
     rejects("SELECT row_id FROM transaction_logs WHERE COUNT(*) > 1", "aggregate functions are not allowed in WHERE");

@@ -48,7 +48,9 @@ public final class QueryGenerator {
       "CASE WHEN quantity > 5 THEN 'big' WHEN quantity > 2 THEN 'mid' ELSE 'small' END",
       "IF(status = 1, 'one', 'other')", "NULLIF(status, 0)", "quantity % 3", "CAST(price AS SIGNED)", "ROUND(price, 1)",
       "UPPER(seller_nick)", "CHAR_LENGTH(title)", "CONCAT(seller_nick, '/', status)", "SUBSTRING(title, 2, 3)",
-      "LPAD(buyer_nick, 6, '*')", "GREATEST(IFNULL(quantity, 0), 2)");
+      "LPAD(buyer_nick, 6, '*')", "GREATEST(IFNULL(quantity, 0), 2)", "DATE(FROM_UNIXTIME(created_time / 1000))",
+      "HOUR(FROM_UNIXTIME(created_time / 1000))", "DAYOFWEEK(FROM_UNIXTIME(created_time / 1000))",
+      "DATEDIFF(FROM_UNIXTIME(modified_time / 1000), FROM_UNIXTIME(created_time / 1000))");
   private static final List<String> AGGREGATES = List.of("COUNT(*)", "COUNT(title)", "COUNT(DISTINCT buyer_id)",
       "COUNT(DISTINCT seller_nick)", "SUM(price)", "SUM(quantity)", "AVG(price)", "AVG(quantity)", "MIN(price)",
       "MAX(created_time)", "MIN(seller_nick)", "MAX(buyer_nick)", "SUM(price * quantity)", "AVG(IFNULL(quantity, 0))",
@@ -56,7 +58,8 @@ public final class QueryGenerator {
       "MAX(CHAR_LENGTH(title))");
   private static final List<String> GROUP_KEYS = List.of("status", "seller_nick", "buyer_nick", "group_id",
       "quantity", "attr('color')", "DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%Y-%m-%d')", "status % 2",
-      "CASE WHEN price > 50 THEN 'high' ELSE 'low' END");
+      "CASE WHEN price > 50 THEN 'high' ELSE 'low' END", "MONTH(FROM_UNIXTIME(created_time / 1000))",
+      "DATE(FROM_UNIXTIME(created_time / 1000))");
 
   private final Random random;
   private final List<Long> tenants;
@@ -241,7 +244,10 @@ public final class QueryGenerator {
       case 21 -> Sql.of(pick(List.of("price * quantity > 2000", "IFNULL(status, 9) = 9", "quantity + 1 > status",
           "title = 'red wool'", "created_time + 3600000 > modified_time", "quantity % 3 = 1",
           "CASE WHEN status IS NULL THEN 0 ELSE status END >= 2", "UPPER(seller_nick) = 'ANN'",
-          "LOCATE('o', title) > 2", "TRIM(title) != title", "ABS(price - 500) < 100", "CAST(price AS SIGNED) > 500")));
+          "LOCATE('o', title) > 2", "TRIM(title) != title", "ABS(price - 500) < 100", "CAST(price AS SIGNED) > 500",
+          "FROM_UNIXTIME(created_time / 1000) >= '2023-11-20'",
+          "DATE(FROM_UNIXTIME(created_time / 1000)) = '2023-11-18'",
+          "DATE_ADD(FROM_UNIXTIME(created_time / 1000), INTERVAL 1 WEEK) < '2023-12-01'")));
       case 22 -> Sql.of("(" + pick(List.of("status = 1 OR status = 2", "quantity = 3 OR quantity = 4 OR quantity IN (5)",
           "seller_nick = 'ann' OR seller_nick = 'Cat'")) + ")");
       default -> Sql.of("row_id " + pick(List.of("<", ">=")) + " " + random.nextInt(3_000));
