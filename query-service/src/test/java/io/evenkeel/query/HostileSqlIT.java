@@ -56,6 +56,13 @@ class HostileSqlIT {
     sql.put("10,000 nested NOTs", "SELECT * FROM transaction_logs WHERE " + "NOT ".repeat(10_000) + "status = 1");
     sql.put("nesting in a string does not count, the rest does", "SELECT * FROM transaction_logs WHERE title = '"
         + "(".repeat(500) + "' AND " + "(".repeat(200) + "status = 1" + ")".repeat(200));
+    // Text a query builds counts against its memory budget: 500 rows of 16 million characters each, a filter that
+    // builds a million characters a row, a value past MySQL's 16 MiB.
+    sql.put("LPAD to 16 million characters a row", "SELECT LPAD(title, 16000000, 'x') FROM transaction_logs");
+    sql.put("a million characters built a row in WHERE", "SELECT COUNT(*) FROM transaction_logs WHERE "
+        + "CONCAT(LPAD('', 1000000, 'ab'), title) = 'y'");
+    sql.put("REPLACE past 16 MiB", "SELECT REPLACE(LPAD('a', 16000000, 'ab'), 'a', 'aaaa') FROM transaction_logs "
+        + "LIMIT 1");
     String[] unsupported = {
         "SELECT * FROM transaction_logs a JOIN transaction_logs b ON a.row_id = b.row_id",
         "SELECT * FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs)",
@@ -121,6 +128,11 @@ class HostileSqlIT {
           assertThat(answer.status()).as(body).isBetween(400, 499);
         }
       }
+      // Text the functions build is charged to the query's memory budget, and the refusal says so.
+      SqlClient.Answer built = client.sql("SELECT LPAD(title, 16000000, 'x') FROM transaction_logs");
+      requests++;
+      assertThat(built.status()).as(built.body().toString()).isEqualTo(400);
+      assertThat(built.body().path("error").asText()).contains("text built by LPAD");
       // A chunked body (no length announced) over the 1 MiB limit: refused while it is read.
       HttpResponse<String> chunked = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
               URI.create("http://127.0.0.1:" + client.port() + "/sql"))

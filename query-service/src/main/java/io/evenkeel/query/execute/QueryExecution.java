@@ -48,7 +48,7 @@ public final class QueryExecution {
    */
   private static final int ANSWER_BYTES_PER_BYTE = 3;
 
-  private final Evaluator evaluator = new Evaluator();
+  private final Evaluator evaluator;
   private final List<ShardFailure> failures = new ArrayList<>();
   private final MemoryBudget.Reservation memory;
   private final long maxResultRows;
@@ -66,6 +66,9 @@ public final class QueryExecution {
     this.deadline = deadline;
     this.memory = memory;
     this.maxResultRows = maxResultRows;
+    // Text that CONCAT, REPLACE or LPAD build counts as the memory it takes (2 bytes a char): a query that would
+    // build gigabytes of it gets the budget's 400 or 429, not the service's heap.
+    this.evaluator = new Evaluator((chars, function) -> reserveBytes(2 * chars, "text built by " + function));
   }
 
   /** The output rows, in order; a 400 when there are more than {@code maxResultRows}. */
@@ -267,9 +270,14 @@ public final class QueryExecution {
    * budget.
    */
   private void reserve(long serializedBytes, String what) {
+    reserveBytes(ANSWER_BYTES_PER_BYTE * serializedBytes, String.format("%s (%s from a server)", what,
+        ByteSize.format(serializedBytes)));
+  }
+
+  /** Reserves {@code bytes} for {@code what}; a 400 when over the request's budget, a 429 when over the service's. */
+  private void reserveBytes(long bytes, String what) {
     try {
-      memory.reserve(ANSWER_BYTES_PER_BYTE * serializedBytes, String.format("%s (%s from a server)", what,
-          ByteSize.format(serializedBytes)));
+      memory.reserve(bytes, what);
     } catch (MemoryBudget.Exceeded e) {
       throw e.perRequest()
           ? QueryException.invalid(e.getMessage() + "; add a LIMIT, narrow the WHERE clause, or page by a sort key")

@@ -18,8 +18,25 @@ import java.util.regex.Pattern;
  * instance per query: it caches the LIKE patterns and MATCH query words it compiles.
  */
 public final class Evaluator {
+  /** Where the text a query's functions build is charged: a query cannot grow strings beyond its memory budget. */
+  @FunctionalInterface
+  public interface TextMemory {
+    /** Takes {@code chars} characters more for text {@code function} built, or throws the query's refusal. */
+    void charge(long chars, String function);
+  }
+
   private final Map<String, Pattern> likePatterns = new HashMap<>();
   private final Map<String, Set<String>> matchWords = new HashMap<>();
+  private final TextMemory textMemory;
+
+  /** An evaluator whose built text is bounded only per value ({@link StringFunctions#MAX_RESULT_CHARS}). */
+  public Evaluator() {
+    this((chars, function) -> { });
+  }
+
+  public Evaluator(TextMemory textMemory) {
+    this.textMemory = textMemory;
+  }
 
   public Object eval(Expr expr, Env env) {
     if (expr instanceof Expr.Literal literal) {
@@ -223,10 +240,11 @@ public final class Evaluator {
         return StringFunctions.charLength(eval(args.get(0), env));
       }
       case CONCAT -> {
-        return StringFunctions.concat(values(args, env));
+        return built(StringFunctions.concat(values(args, env)), "CONCAT");
       }
       case CONCAT_WS -> {
-        return StringFunctions.concatWithSeparator(eval(args.get(0), env), values(args.subList(1, args.size()), env));
+        return built(StringFunctions.concatWithSeparator(eval(args.get(0), env), values(args.subList(1, args.size()),
+            env)), "CONCAT_WS");
       }
       case SUBSTRING -> {
         return StringFunctions.substring(eval(args.get(0), env), eval(args.get(1), env),
@@ -243,15 +261,16 @@ public final class Evaluator {
             eval(args.get(2), env));
       }
       case REPLACE -> {
-        return StringFunctions.replace(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env));
+        return built(StringFunctions.replace(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env)),
+            "REPLACE");
       }
       case LOCATE -> {
         return StringFunctions.locate(eval(args.get(0), env), eval(args.get(1), env),
             args.size() > 2 ? eval(args.get(2), env) : null);
       }
       case LPAD, RPAD -> {
-        return StringFunctions.pad(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env),
-            call.op() == Op.LPAD);
+        return built(StringFunctions.pad(eval(args.get(0), env), eval(args.get(1), env), eval(args.get(2), env),
+            call.op() == Op.LPAD), call.op().name());
       }
       case DATE -> {
         return DateFunctions.date(eval(args.get(0), env));
@@ -274,6 +293,14 @@ public final class Evaluator {
           + call);
       default -> throw new IllegalStateException("no evaluation for " + call.op());
     }
+  }
+
+  /** A text a function made longer than its arguments: charged to the query's memory. */
+  private Object built(Object value, String function) {
+    if (value instanceof String text) {
+      textMemory.charge(text.length(), function);
+    }
+    return value;
   }
 
   private List<Object> values(List<Expr> args, Env env) {

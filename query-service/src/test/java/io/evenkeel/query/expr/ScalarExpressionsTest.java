@@ -9,6 +9,9 @@ import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -132,9 +135,22 @@ class ScalarExpressionsTest {
     assertThatThrownBy(() -> eval(expression)).isInstanceOf(QueryException.class).hasMessageContaining(message);
   }
 
+  @Test
+  void textThatFunctionsBuildIsChargedToTheQuery() {
+    Map<String, Long> charged = new TreeMap<>();
+    Evaluator evaluator = new Evaluator((chars, function) -> charged.merge(function, chars, Long::sum));
+    for (String expression : List.of("CONCAT(seller_nick, '-', quantity)", "LPAD('7', 3, '0')",
+        "REPLACE('aXbX', 'X', '--')", "UPPER(seller_nick)", "SUBSTRING('hello', 2)")) {
+      evaluator.eval(parse(expression), ROW);
+    }
+    assertThat(charged).containsExactly(Map.entry("CONCAT", 5L), Map.entry("LPAD", 3L), Map.entry("REPLACE", 6L));
+  }
+
+  private static Expr parse(String expression) {
+    return StatementParser.parse("SELECT " + expression + " FROM transaction_logs", List.of()).items().get(0).expr();
+  }
+
   private static Object eval(String expression) {
-    Expr expr = StatementParser.parse("SELECT " + expression + " FROM transaction_logs", List.of()).items().get(0)
-        .expr();
-    return new Evaluator().eval(expr, ROW);
+    return new Evaluator().eval(parse(expression), ROW);
   }
 }
