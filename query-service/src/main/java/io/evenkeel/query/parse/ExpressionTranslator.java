@@ -108,7 +108,12 @@ final class ExpressionTranslator {
       case LIKE -> like(call);
       case MOD -> binary(Op.MOD, call);
       case CASE -> caseWhen((SqlCase) call);
-      case CAST -> ScalarFunctions.cast(expr(call.operand(0)), (SqlDataTypeSpec) call.operand(1));
+      case CAST -> {
+        if (!(call.operand(1) instanceof SqlDataTypeSpec type)) {
+          throw QueryException.unsupported("CAST to " + call.operand(1));
+        }
+        yield ScalarFunctions.cast(expr(call.operand(0)), type);
+      }
       case FLOOR, CEIL -> floorOrCeil(call);
       case TRIM -> trim(call);
       case POSITION -> new Expr.Call(Op.LOCATE, args(call));

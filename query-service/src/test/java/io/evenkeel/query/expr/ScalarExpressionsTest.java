@@ -123,6 +123,7 @@ class ScalarExpressionsTest {
       CAST(price AS DECIMAL(70, 2))          | DECIMAL precision 70 is out of range (1 to 65)
       CAST(price AS DECIMAL(5, 6))           | DECIMAL(5, 6): the scale must be between 0 and 5
       CAST(price AS TIME)                    | CAST to TIME (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR and DATE are
+      CAST(quantity AS INTERVAL DAY)         | CAST to DAY is not supported
       YEAR(created_time)                     | YEAR needs a date or date-time, such as FROM_UNIXTIME(created_time
       DATE_ADD('2024-01-01', 1)              | DATE_ADD takes a date and an INTERVAL
       NULLIF(quantity)                       | NULLIF takes 2 arguments; got 1
