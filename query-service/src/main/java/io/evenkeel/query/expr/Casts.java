@@ -53,7 +53,7 @@ final class Casts {
     } else if (whole.compareTo(TWO_TO_64) >= 0) {
       whole = TWO_TO_64.subtract(BigDecimal.ONE);
     }
-    return MathFunctions.integral(whole);
+    return SqlValues.integer(whole);
   }
 
   /** {@code CAST(value AS DECIMAL(precision, scale))}: rounded to the scale, clamped to what the precision holds. */

@@ -59,7 +59,7 @@ final class MathFunctions {
     if (value instanceof Long) {
       return value;
     }
-    return integral(((BigDecimal) value).setScale(0, down ? RoundingMode.FLOOR : RoundingMode.CEILING));
+    return SqlValues.integer(((BigDecimal) value).setScale(0, down ? RoundingMode.FLOOR : RoundingMode.CEILING));
   }
 
   /**
@@ -82,16 +82,7 @@ final class MathFunctions {
       value = BigDecimal.valueOf(x);
     }
     BigDecimal rounded = ((BigDecimal) value).setScale(scale, mode);
-    return scale >= 0 ? rounded : integral(rounded.setScale(0, RoundingMode.UNNECESSARY));
-  }
-
-  /** An integral decimal as a BIGINT where it fits, as MySQL types such results. */
-  static Object integral(BigDecimal whole) {
-    try {
-      return whole.longValueExact();
-    } catch (ArithmeticException tooLarge) {
-      return whole;
-    }
+    return scale >= 0 ? rounded : SqlValues.integer(rounded.setScale(0, RoundingMode.UNNECESSARY));
   }
 
   /** A number argument, TRUE and FALSE as 1 and 0; anything else is a 400 naming the function. */

@@ -36,10 +36,10 @@ public final class SqlValues {
       return KeywordOrder.compare(x, y);
     }
     // A date compares with a date string as with the date it names ('2024-05-01', '2024-05-01 12:00:00').
-    if (a instanceof SqlDateTime && b instanceof String text && DateFunctions.parse(text) != null) {
-      b = DateFunctions.parse(text);
-    } else if (b instanceof SqlDateTime && a instanceof String text && DateFunctions.parse(text) != null) {
-      a = DateFunctions.parse(text);
+    if (a instanceof SqlDateTime && b instanceof String text) {
+      b = orText(DateFunctions.parse(text), text);
+    } else if (b instanceof SqlDateTime && a instanceof String text) {
+      a = orText(DateFunctions.parse(text), text);
     }
     if (a instanceof SqlDateTime x && b instanceof SqlDateTime y) {
       return x.compareTo(y);
@@ -113,6 +113,20 @@ public final class SqlValues {
       return x.negate();
     }
     throw QueryException.invalid("cannot negate " + describe(value));
+  }
+
+  /** The date a string names, or the string itself where it names none (the comparison then refuses it). */
+  private static Object orText(SqlDateTime date, String text) {
+    return date != null ? date : text;
+  }
+
+  /** An integral decimal as a BIGINT where it fits, as MySQL types integer literals and results. */
+  public static Object integer(BigDecimal whole) {
+    try {
+      return whole.longValueExact();
+    } catch (ArithmeticException tooLarge) {
+      return whole;
+    }
   }
 
   public static boolean isNumber(Object value) {

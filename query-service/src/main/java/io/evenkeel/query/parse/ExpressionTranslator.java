@@ -3,6 +3,7 @@ package io.evenkeel.query.parse;
 import io.evenkeel.query.expr.AggregateFunction;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.expr.Op;
+import io.evenkeel.query.expr.SqlValues;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
@@ -355,14 +356,7 @@ final class ExpressionTranslator {
 
   /** Integers that fit are Longs (MySQL's BIGINT); anything else stays an exact decimal. */
   static Object exactNumber(BigDecimal value) {
-    if (value.scale() <= 0) {
-      try {
-        return value.longValueExact();
-      } catch (ArithmeticException tooLarge) {
-        return value;
-      }
-    }
-    return value;
+    return value.scale() <= 0 ? SqlValues.integer(value) : value;
   }
 
   /** The SQL text of a node as written (the column name MySQL would give an unaliased expression). */
