@@ -14,11 +14,16 @@ import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.optimize.PlanPrinter;
 import io.evenkeel.query.optimize.QueryPlan;
+import io.evenkeel.query.merge.UnionRows;
 import io.evenkeel.query.parse.AttributeFrequency;
+import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectStatement;
+import io.evenkeel.query.parse.Statement;
 import io.evenkeel.query.parse.StatementParser;
+import io.evenkeel.query.parse.UnionStatement;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
+import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.query.route.Route;
 import io.evenkeel.query.route.ShardClients;
 import io.evenkeel.query.route.ShardRouter;
@@ -32,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Answers SQL on {@code transaction_logs} from the shard servers: parse, optimize, route, query the shards in
@@ -202,27 +208,34 @@ public final class QueryService implements SqlService, AutoCloseable {
   private QueryResult run(String sql, List<Object> params, List<Object> after, boolean allowPartial,
       Access access) {
     long started = System.nanoTime();
-    SelectStatement asked = StatementParser.parse(sql, params);
-    SelectStatement statement = asked;
-    if (after != null) {
-      try {
-        statement = Keyset.after(asked, after);
-      } catch (IllegalArgumentException e) {
-        throw QueryException.invalid("\"cursor\": " + e.getMessage());
+    try (MemoryBudget.Reservation reserved = memory.open()) {
+      Request request = new Request(optimizer, access, allowPartial, StatementParser.isExplain(sql), reserved,
+          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
+      Statement asked = StatementParser.parse(sql, params, request::subquery);
+      if (asked instanceof UnionStatement union) {
+        if (after != null) {
+          throw QueryException.invalid("\"cursor\": a UNION's answer has no next page");
+        }
+        List<List<Object>> rows = request.rows(union);
+        if (rows.size() > maxResultRows) {
+          throw QueryExecution.tooManyRows(rows.size(), maxResultRows);
+        }
+        return request.result(union, rows, started, null);
       }
-    }
-    Optimizer optimizer = this.optimizer;
-    if (!access.isAdmin()) {
-      statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
-    }
-    String party = party(access, optimizer.where(statement));
-    attributeFrequency.record(statement, party);
-    // A page that can continue answers with the cursor of the next: the statement as asked (its tenant restriction
-    // is applied again to each page) and the position of its last row.
-    Function<List<Object>, String> cursorAt = Keyset.pageable(asked)
-        ? position -> new Cursor(sql, params, position).encode() : position -> null;
-    try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
-      return run(statement, optimizer, party, allowPartial, started, cursorAt);
+      SelectStatement select = (SelectStatement) asked;
+      SelectStatement statement = select;
+      if (after != null) {
+        try {
+          statement = Keyset.after(select, after);
+        } catch (IllegalArgumentException e) {
+          throw QueryException.invalid("\"cursor\": " + e.getMessage());
+        }
+      }
+      // A page that can continue answers with the cursor of the next: the statement as asked (its tenant restriction
+      // is applied again to each page) and the position of its last row.
+      Function<List<Object>, String> cursorAt = Keyset.pageable(select)
+          ? position -> new Cursor(sql, params, position).encode() : position -> null;
+      return request.result(statement, request.rows(statement), started, cursorAt);
     }
   }
 
@@ -236,28 +249,148 @@ public final class QueryService implements SqlService, AutoCloseable {
         : TenantSlots.SEVERAL_TENANTS;
   }
 
-  private QueryResult run(SelectStatement statement, Optimizer optimizer, String party, boolean allowPartial,
-      long started, Function<List<Object>, String> cursorAt) {
-    QueryPlan plan = optimizer.plan(statement);
-    String stale = staleRules.get();
-    Route route = router.route(plan.where());
-    if (statement.explain()) {
-      List<List<Object>> lines = new ArrayList<>();
-      PlanPrinter.lines(plan, route.reason(), route.size()).forEach(line -> lines.add(List.of(line)));
-      return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, stale, null);
+  /**
+   * One request's SELECTs: the statement's own, its subqueries' and a union's parts. Each is restricted to the key's
+   * tenants and takes a query slot while it runs; they share the request's deadline and memory reservation, and the
+   * answer counts the shards and failures of all of them.
+   */
+  private final class Request {
+    private final Optimizer optimizer;
+    private final Access access;
+    private final boolean allowPartial;
+    /** EXPLAIN: the statement is only planned (its subqueries run: its plan depends on their values). */
+    private final boolean explain;
+    private final MemoryBudget.Reservation memory;
+    private final Deadline deadline;
+    private final List<ShardFailure> failures = new ArrayList<>();
+    /** For EXPLAIN, the lines of the SELECTs planned so far, in order. */
+    private final List<String> plans = new ArrayList<>();
+    /** Running a subquery: its SELECTs run even for EXPLAIN. */
+    private boolean inSubquery;
+    private int subqueries;
+    private int shards;
+    private long shardSearchMicros;
+    private List<Object> lastPosition;
+
+    Request(Optimizer optimizer, Access access, boolean allowPartial, boolean explain,
+        MemoryBudget.Reservation memory, Deadline deadline) {
+      this.optimizer = optimizer;
+      this.access = access;
+      this.allowPartial = allowPartial;
+      this.explain = explain;
+      this.memory = memory;
+      this.deadline = deadline;
     }
-    try (MemoryBudget.Reservation reserved = memory.open()) {
-      QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial,
-          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS), reserved, maxResultRows);
-      List<List<Object>> rows = execution.run();
-      List<String> columns = new ArrayList<>();
-      statement.items().forEach(item -> columns.add(item.label()));
+
+    /** A subquery's rows, run while the statement is parsed. */
+    List<List<Object>> subquery(Statement inner) {
+      int number = ++subqueries;
+      int first = plans.size();
+      boolean outer = inSubquery;
+      inSubquery = true;
+      List<List<Object>> rows;
+      try {
+        rows = rows(inner);
+      } finally {
+        inSubquery = outer;
+      }
+      if (explain) {
+        for (int i = first; i < plans.size(); i++) {
+          plans.set(i, "  " + plans.get(i));
+        }
+        plans.add(first, "subquery " + number + " (run first: " + rows.size() + " rows):");
+      }
+      if (!failures.isEmpty()) {
+        // The statement would be answered from part of a subquery's values: not a partial answer but a wrong one.
+        throw QueryException.shardsFailed(shards, failures);
+      }
+      return rows;
+    }
+
+    /** The rows of a UNION: each side's, combined, then ordered and paged. */
+    List<List<Object>> rows(UnionStatement union) {
+      List<List<Object>> left = rows(limitedToPage(union.left(), union));
+      if (explain) {
+        plans.add(union.all() ? "UNION ALL" : "UNION (one row of each distinct row)");
+      }
+      List<List<Object>> right = rows(limitedToPage(union.right(), union));
+      if (explain) {
+        plans.add("then in the service: combine" + (union.orderBy().isEmpty() ? "" : ", ORDER BY " + union.orderBy()
+            .stream().map(key -> union.labels().get(key.column()) + (key.descending() ? " DESC" : ""))
+            .collect(Collectors.joining(", "))) + (union.limit() == null ? "" : ", LIMIT " + union.limit())
+            + (union.offset() == 0 ? "" : " OFFSET " + union.offset()));
+      }
+      return UnionRows.page(UnionRows.combine(left, right, union.all(), UnionRows.kinds(union)), union);
+    }
+
+    private List<List<Object>> rows(Statement statement) {
+      return statement instanceof UnionStatement union ? rows(union) : rows((SelectStatement) statement);
+    }
+
+    /** The rows of one SELECT from its shards (none for EXPLAIN, which only plans it). */
+    List<List<Object>> rows(SelectStatement statement) {
+      if (!access.isAdmin()) {
+        statement = TenantRestriction.apply(statement, ShardRouter.tenantsNamed(optimizer.where(statement)), access);
+      }
+      String party = party(access, optimizer.where(statement));
+      attributeFrequency.record(statement, party);
+      QueryPlan plan = optimizer.plan(statement);
+      Route route = router.route(plan.where());
+      if (explain) {
+        plans.addAll(PlanPrinter.lines(plan, route.reason(), route.size()));
+        if (!inSubquery) {
+          return List.of();
+        }
+      }
+      try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
+        QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial, deadline, memory,
+            maxResultRows);
+        List<List<Object>> rows = execution.run();
+        shards += route.size();
+        failures.addAll(execution.failures());
+        shardSearchMicros += execution.shardSearchMicros();
+        lastPosition = execution.lastPosition();
+        return rows;
+      }
+    }
+
+    QueryResult result(Statement statement, List<List<Object>> rows, long started,
+        Function<List<Object>, String> cursorAt) {
+      if (statement.explain()) {
+        List<List<Object>> lines = new ArrayList<>();
+        plans.forEach(line -> lines.add(List.of(line)));
+        return new QueryResult(List.of("plan"), lines, elapsedMs(started), 0, List.of(), 0, staleRules.get(), null);
+      }
       // A partial page has no cursor: the failed shards' rows before its last row would never be seen.
-      List<Object> last = execution.lastPosition();
-      String cursor = last == null || !execution.failures().isEmpty() ? null : cursorAt.apply(last);
-      return new QueryResult(columns, rows, elapsedMs(started), route.size(), execution.failures(),
-          execution.shardSearchMicros(), stale, cursor);
+      String cursor = cursorAt == null || lastPosition == null || !failures.isEmpty() ? null
+          : cursorAt.apply(lastPosition);
+      return new QueryResult(statement.labels(), rows, elapsedMs(started), shards, failures, shardSearchMicros,
+          staleRules.get(), cursor);
     }
+  }
+
+  /**
+   * A side of a UNION ALL asked for only the rows its page can take: the union's ORDER BY on the side's own columns,
+   * and its OFFSET + LIMIT, unless the side has a LIMIT of its own. (A UNION that removes duplicates needs all of
+   * each side's rows, and so does a side whose numbers the union compares as text.)
+   */
+  private static Statement limitedToPage(Statement side, UnionStatement union) {
+    Long end = union.end();
+    if (!union.all() || end == null || !UnionRows.ordersAlike(side, union)) {
+      return side;
+    }
+    if (side instanceof SelectStatement select && select.limit() == null) {
+      List<OrderItem> orderBy = new ArrayList<>();
+      union.orderBy().forEach(key -> orderBy.add(new OrderItem(select.items().get(key.column()).expr(),
+          key.descending())));
+      return new SelectStatement(select.items(), select.distinct(), select.where(), select.groupBy(),
+          select.having(), orderBy, end, select.offset(), false);
+    }
+    if (side instanceof UnionStatement inner && inner.limit() == null) {
+      return new UnionStatement(inner.left(), inner.right(), inner.all(), union.orderBy(), end, inner.offset(),
+          false);
+    }
+    return side;
   }
 
   @Override

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The query service with API keys, over HTTP against real shard servers: no key or a wrong one gets 401; a tenant
  * key's statements, however written, return exactly what an admin gets for the same statement with the tenant
- * predicate added by hand, and a statement naming another tenant gets 403; a rotated key works at once, the old one
+ * predicate added by hand (to each of its SELECTs: subqueries and UNION parts), and a statement naming another
+ * tenant gets 403; a rotated key works at once, the old one
  * no longer.
  */
 class ApiKeysIT {
@@ -89,6 +90,28 @@ class ApiKeysIT {
           List.of(12L, 1L, 1L), false);
       assertThat(withParams.body().at("/rows/0/0").asLong())
           .isEqualTo(rows.stream().filter(r -> r.getTenantId() == 7 || r.getTenantId() == 9).count());
+
+      // Every SELECT of a statement is restricted: its subqueries' and each side of a UNION.
+      String mineOnly = "tenant_id IN (7, 9) AND ";
+      for (String[] pair : List.of(
+          new String[] {"SELECT tenant_id, row_id FROM transaction_logs WHERE %srow_id IN (SELECT row_id FROM "
+              + "transaction_logs WHERE %sstatus = 1) ORDER BY tenant_id, row_id"},
+          new String[] {"SELECT COUNT(*) FROM transaction_logs WHERE %sprice > (SELECT AVG(price) FROM "
+              + "transaction_logs WHERE %sstatus IS NOT NULL)"},
+          new String[] {"SELECT COUNT(*) FROM transaction_logs WHERE %sNOT EXISTS (SELECT row_id FROM "
+              + "transaction_logs WHERE %stenant_id NOT IN (7, 9))"},
+          new String[] {"SELECT tenant_id, row_id FROM transaction_logs WHERE %sstatus = 1 UNION ALL SELECT tenant_id, "
+              + "row_id FROM transaction_logs WHERE %sstatus = 2 ORDER BY 1, 2"})) {
+        SqlClient.Answer mine = asShop.sql(String.format(pair[0], "", ""));
+        SqlClient.Answer expected = asAdmin.sql(String.format(pair[0], mineOnly, mineOnly));
+        assertThat(mine.status()).as(pair[0] + ": " + mine.body()).isEqualTo(200);
+        assertThat(mine.body().get("rows")).as(pair[0]).isEqualTo(expected.body().get("rows"));
+        assertThat(mine.body().get("rows")).as(pair[0]).isNotEmpty();
+      }
+      assertThat(asShop.sql("SELECT COUNT(*) FROM transaction_logs WHERE row_id IN (SELECT row_id FROM "
+          + "transaction_logs WHERE tenant_id = 12)").status()).isEqualTo(403);
+      assertThat(asShop.sql("SELECT row_id FROM transaction_logs UNION SELECT row_id FROM transaction_logs WHERE "
+          + "tenant_id = 12").status()).isEqualTo(403);
 
       SqlClient.Answer other = asShop.sql("SELECT * FROM transaction_logs WHERE tenant_id IN (7, 12)");
       assertThat(other.status()).isEqualTo(403);

@@ -59,7 +59,8 @@ class DifferentialIT {
       " > ", " >= ", " BETWEEN ", " IN (", " NOT IN (", " IS NULL", " IS NOT NULL", " LIKE ", " NOT LIKE ",
       "MATCH(title)", "ORDER BY", " DESC", " LIMIT ", " OFFSET ", "COUNT(*)", "SUM(", "AVG(", "MIN(", "MAX(",
       "COUNT(DISTINCT", "GROUP BY", "HAVING", "SELECT DISTINCT", "DATE_FORMAT(", "IFNULL(", "attr(", " * ", " / ",
-      "= ?", "CASE WHEN", " % ", "DATE(FROM_UNIXTIME(");
+      "= ?", "CASE WHEN", " % ", "DATE(FROM_UNIXTIME(", " UNION ", " UNION ALL ", "IN (SELECT", "NOT IN (SELECT",
+      "EXISTS (SELECT", "(SELECT AVG(", ") UNION");
 
   @TempDir static Path dir;
   private static TestCluster cluster;

@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,10 +64,25 @@ class HostileSqlIT {
         + "CONCAT(LPAD('', 1000000, 'ab'), title) = 'y'");
     sql.put("REPLACE past 16 MiB", "SELECT REPLACE(LPAD('a', 16000000, 'ab'), 'a', 'aaaa') FROM transaction_logs "
         + "LIMIT 1");
+    // A statement's SELECTs (UNION parts, subqueries) are bounded in number; an IN subquery by the values it gives.
+    sql.put("a UNION of 1,000 SELECTs", String.join(" UNION ALL ", Collections.nCopies(1_000,
+        "SELECT * FROM transaction_logs")));
+    sql.put("subqueries 70 deep", "SELECT COUNT(*) FROM transaction_logs WHERE row_id IN (" + "SELECT row_id FROM "
+        + "transaction_logs WHERE row_id IN (".repeat(69) + "SELECT row_id FROM transaction_logs" + ")".repeat(70));
+    List<String> parts = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      parts.add("SELECT row_id + " + (i * 1_000) + " FROM transaction_logs");
+    }
+    sql.put("an IN subquery of 12,500 values", "SELECT COUNT(*) FROM transaction_logs WHERE row_id IN ("
+        + String.join(" UNION ALL ", parts) + ")");
     String[] unsupported = {
         "SELECT * FROM transaction_logs a JOIN transaction_logs b ON a.row_id = b.row_id",
-        "SELECT * FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs)",
-        "SELECT tenant_id FROM transaction_logs UNION SELECT tenant_id FROM transaction_logs",
+        "SELECT * FROM transaction_logs WHERE row_id IN (SELECT row_id, status FROM transaction_logs)",
+        "SELECT * FROM transaction_logs WHERE price > (SELECT price FROM transaction_logs)",
+        "SELECT * FROM transaction_logs t WHERE price > (SELECT AVG(price) FROM transaction_logs WHERE tenant_id = "
+            + "t.tenant_id)",
+        "SELECT tenant_id FROM transaction_logs UNION SELECT tenant_id, row_id FROM transaction_logs",
+        "SELECT tenant_id FROM transaction_logs INTERSECT SELECT tenant_id FROM transaction_logs",
         "SELECT ROW_NUMBER() OVER (ORDER BY row_id) FROM transaction_logs",
         "SELECT * FROM other_table", "SELECT colour FROM transaction_logs", "SELECT sleep(10)",
         "SELECT benchmark(1000000000, md5('a'))", "SELECT load_file('/etc/passwd')",

@@ -75,11 +75,16 @@ public final class QueryExecution {
   public List<List<Object>> run() {
     List<List<Object>> rows = rows();
     if (rows.size() > maxResultRows) {
-      throw QueryException.invalid("the answer has " + rows.size() + " rows and at most " + maxResultRows
-          + " are returned (--max-result-rows); add a LIMIT (a full page answers with a \"cursor\" to the next"
-          + " one) or narrow the WHERE clause");
+      throw tooManyRows(rows.size(), maxResultRows);
     }
     return rows;
+  }
+
+  /** The 400 of an answer of {@code rows} rows when at most {@code maxResultRows} are returned. */
+  public static QueryException tooManyRows(long rows, long maxResultRows) {
+    return QueryException.invalid("the answer has " + rows + " rows and at most " + maxResultRows + " are returned "
+        + "(--max-result-rows); add a LIMIT (a full page answers with a \"cursor\" to the next one) or narrow the "
+        + "WHERE clause");
   }
 
   private List<List<Object>> rows() {

@@ -41,21 +41,37 @@ final class ExpressionTranslator {
   /** Values an IN list may hold. */
   public static final int MAX_IN_VALUES = 10_000;
 
+  /** What a subquery's answer is used as. */
+  enum SubqueryUse { IN, SCALAR, EXISTS }
+
+  /** Runs a subquery met in an expression: its answer's rows, as many as its use needs. */
+  @FunctionalInterface
+  interface SubqueryRunner {
+    List<List<Object>> rows(SqlNode query, SubqueryUse use);
+  }
+
   private final String sql;
   private final String tableAlias;
+  private final List<String> enclosingAliases;
   private final IntFunction<Object> params;
+  private final SubqueryRunner subqueries;
   /** The select list while converting HAVING and ORDER BY, whose names may be select aliases. */
   private List<SelectItem> aliases = List.of();
 
   /**
    * @param sql the statement's text, for the text of a node as written
    * @param tableAlias the alias of the table in FROM, or null
+   * @param enclosingAliases in a subquery, the table aliases of the queries it is inside
    * @param params the value of the {@code ?} parameter at an index (0-based)
+   * @param subqueries runs the subqueries the expressions hold
    */
-  ExpressionTranslator(String sql, String tableAlias, IntFunction<Object> params) {
+  ExpressionTranslator(String sql, String tableAlias, List<String> enclosingAliases, IntFunction<Object> params,
+      SubqueryRunner subqueries) {
     this.sql = sql;
     this.tableAlias = tableAlias;
+    this.enclosingAliases = enclosingAliases;
     this.params = params;
+    this.subqueries = subqueries;
   }
 
   /** HAVING and ORDER BY may name select aliases (MySQL), as long as no column has that name. */
@@ -120,7 +136,9 @@ final class ExpressionTranslator {
       case POSITION -> new Expr.Call(Op.LOCATE, args(call));
       case INTERVAL -> interval(expr(call.operand(0)), (SqlIntervalQualifier) call.operand(1));
       case OTHER_FUNCTION, COALESCE, NULLIF, GREATEST, LEAST, IF, CHAR_LENGTH -> function(call);
-      case SELECT, UNION, INTERSECT, EXCEPT, EXISTS, SCALAR_QUERY -> throw QueryException.unsupported("a subquery");
+      case SELECT, UNION, ORDER_BY -> scalar(node);
+      case EXISTS -> new Expr.Literal(!subqueries.rows(call.operand(0), SubqueryUse.EXISTS).isEmpty());
+      case INTERSECT, EXCEPT, SCALAR_QUERY -> throw QueryException.unsupported(describe(node));
       default -> throw QueryException.unsupported(describe(node));
     };
   }
@@ -148,7 +166,7 @@ final class ExpressionTranslator {
 
   private Expr in(SqlCall call) {
     if (!(call.operand(1) instanceof SqlNodeList list)) {
-      throw QueryException.unsupported("IN with a subquery");
+      return inSubquery(call);
     }
     if (list.size() > MAX_IN_VALUES) {
       throw QueryException.invalid("an IN list has " + list.size() + " values; at most " + MAX_IN_VALUES);
@@ -160,6 +178,38 @@ final class ExpressionTranslator {
     }
     Expr in = new Expr.Call(Op.IN, args);
     return call.getKind() == SqlKind.NOT_IN ? Expr.Call.of(Op.NOT, in) : in;
+  }
+
+  /**
+   * {@code x IN (SELECT ...)}: {@code x IN (its values)}, with MySQL's NULLs (a NULL among them makes a miss NULL);
+   * over no values it is FALSE, even for a NULL {@code x}.
+   */
+  private Expr inSubquery(SqlCall call) {
+    Expr value = expr(call.operand(0));
+    List<List<Object>> rows = subqueries.rows(call.operand(1), SubqueryUse.IN);
+    if (rows.size() > MAX_IN_VALUES) {
+      throw QueryException.invalid("the subquery of IN has more than " + MAX_IN_VALUES + " distinct values, the most "
+          + "an IN list may hold; narrow its WHERE clause");
+    }
+    Expr in;
+    if (rows.isEmpty()) {
+      in = new Expr.Literal(false);
+    } else {
+      List<Expr> args = new ArrayList<>();
+      args.add(value);
+      rows.forEach(row -> args.add(new Expr.Literal(row.get(0))));
+      in = new Expr.Call(Op.IN, args);
+    }
+    return call.getKind() == SqlKind.NOT_IN ? Expr.Call.of(Op.NOT, in) : in;
+  }
+
+  /** A subquery used as a value: its one value, NULL when it has no rows, a 400 when it has more than one. */
+  private Expr scalar(SqlNode query) {
+    List<List<Object>> rows = subqueries.rows(query, SubqueryUse.SCALAR);
+    if (rows.size() > 1) {
+      throw QueryException.invalid("a subquery used as a value returned more than one row: " + text(query));
+    }
+    return rows.isEmpty() ? Expr.Literal.NULL : new Expr.Literal(rows.get(0).get(0));
   }
 
   private Expr like(SqlCall call) {
@@ -319,6 +369,11 @@ final class ExpressionTranslator {
 
   /** Checks that a qualifier ({@code t.price}, {@code t.*}) names the table or its alias. */
   void qualifier(String qualifier, SqlIdentifier identifier) {
+    if (!qualifier.equalsIgnoreCase(TransactionLogsTable.NAME) && !qualifier.equalsIgnoreCase(tableAlias)
+        && enclosingAliases.stream().anyMatch(qualifier::equalsIgnoreCase)) {
+      throw QueryException.unsupported("a correlated subquery (" + identifier + " reads the enclosing query's row; "
+          + "a subquery must stand alone)");
+    }
     if (!qualifier.equalsIgnoreCase(TransactionLogsTable.NAME) && !qualifier.equalsIgnoreCase(tableAlias)) {
       throw QueryException.invalid("unknown table '" + qualifier + "' in " + identifier + "; the table is "
           + TransactionLogsTable.NAME + (tableAlias == null ? "" : " (alias " + tableAlias + ")"));

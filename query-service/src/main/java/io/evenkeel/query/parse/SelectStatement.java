@@ -20,11 +20,24 @@ public record SelectStatement(
     List<OrderItem> orderBy,
     Long limit,
     long offset,
-    boolean explain) {
+    boolean explain) implements Statement {
   public SelectStatement {
     items = List.copyOf(items);
     groupBy = List.copyOf(groupBy);
     orderBy = List.copyOf(orderBy);
+  }
+
+  @Override
+  public List<String> labels() {
+    return items.stream().map(SelectItem::label).toList();
+  }
+
+  /** This statement answering at most {@code rows} rows: its LIMIT lowered to that, if it has none or a larger. */
+  public SelectStatement limitedTo(long rows) {
+    if (limit != null && limit <= rows) {
+      return this;
+    }
+    return new SelectStatement(items, distinct, where, groupBy, having, orderBy, rows, offset, explain);
   }
 
   /**

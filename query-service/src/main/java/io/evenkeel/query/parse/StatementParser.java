@@ -21,8 +21,10 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSetOperator;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 
 /**
@@ -39,9 +41,23 @@ public final class StatementParser {
 
   private final String sql;
   private final List<Object> params;
+  private final Subqueries subqueries;
 
   /** A statement's text after Calcite's parse; the tree is only read afterwards, so it can be shared. */
   private record Parsed(String rewritten, boolean explain, SqlNode node) {}
+
+  /** Counts the SELECTs in a statement's tree. */
+  private static final class SelectCounter extends SqlBasicVisitor<Void> {
+    private int selects;
+
+    @Override
+    public Void visit(SqlCall call) {
+      if (call instanceof SqlSelect) {
+        selects++;
+      }
+      return super.visit(call);
+    }
+  }
 
   /**
    * Parsed statements by their text: clients send the same text again with other parameters, and Calcite's parse is
@@ -51,16 +67,33 @@ public final class StatementParser {
   private static final Cache<String, Parsed> PARSED = CacheBuilder.newBuilder()
       .maximumWeight(1 << 20).weigher((String text, Parsed parsed) -> text.length()).build();
 
-  private StatementParser(String sql, List<Object> params) {
+  private StatementParser(String sql, List<Object> params, Subqueries subqueries) {
     this.sql = sql;
     this.params = params;
+    this.subqueries = subqueries;
   }
 
-  /** Parses {@code text}; {@code params} are the values of its {@code ?}s in order (Long, BigDecimal, String, ...). */
   /** Deepest nesting of parentheses a statement may have. */
   public static final int MAX_NESTING = 100;
+  /** The most SELECTs one statement may run: its own, its UNION parts' and its subqueries'. */
+  public static final int MAX_SELECTS = 64;
 
+  /**
+   * Parses {@code text}, a SELECT without subqueries; {@code params} are the values of its {@code ?}s in order (Long,
+   * BigDecimal, String, ...).
+   */
   public static SelectStatement parse(String text, List<Object> params) {
+    if (!(parse(text, params, Subqueries.NONE) instanceof SelectStatement select)) {
+      throw QueryException.unsupported("UNION here");
+    }
+    return select;
+  }
+
+  /**
+   * Parses {@code text}: a SELECT or a UNION of them; {@code params} are the values of its {@code ?}s in order (Long,
+   * BigDecimal, String, ...), and {@code subqueries} runs its subqueries as they are met.
+   */
+  public static Statement parse(String text, List<Object> params, Subqueries subqueries) {
     if (text == null || text.isBlank()) {
       throw QueryException.invalid("the request has no SQL; send {\"sql\": \"SELECT ...\"}");
     }
@@ -70,8 +103,9 @@ public final class StatementParser {
       parsed = parseText(text);
       PARSED.put(text, parsed);
     }
-    StatementParser parser = new StatementParser(parsed.rewritten(), params == null ? List.of() : params);
-    return parser.statement(parsed.node(), parsed.explain());
+    StatementParser parser = new StatementParser(parsed.rewritten(), params == null ? List.of() : params,
+        subqueries);
+    return parser.statement(parsed.node(), parsed.explain(), List.of());
   }
 
   /**
@@ -99,12 +133,24 @@ public final class StatementParser {
     }
   }
 
+  /** Whether {@code text} asks for the plan ({@code EXPLAIN SELECT ...}) rather than the rows. */
+  public static boolean isExplain(String text) {
+    return text != null && EXPLAIN.matcher(text).matches();
+  }
+
   private static Parsed parseText(String text) {
     var explain = EXPLAIN.matcher(text);
     boolean isExplain = explain.matches();
     String rewritten = MatchAgainstRewriter.rewrite(isExplain ? explain.group(1) : text);
     try {
-      return new Parsed(rewritten, isExplain, SqlParser.create(rewritten, CONFIG).parseQuery());
+      SqlNode node = SqlParser.create(rewritten, CONFIG).parseQuery();
+      SelectCounter counter = new SelectCounter();
+      node.accept(counter);
+      if (counter.selects > MAX_SELECTS) {
+        throw QueryException.invalid("the statement has " + counter.selects + " SELECTs (UNION parts and "
+            + "subqueries) and may have at most " + MAX_SELECTS);
+      }
+      return new Parsed(rewritten, isExplain, node);
     } catch (SqlParseException e) {
       if (e.getMessage() == null && e.getCause() instanceof StackOverflowError) {
         // Calcite's parser recursed out of stack (thousands of NOTs, say) and wrapped the error without a message.
@@ -114,7 +160,11 @@ public final class StatementParser {
     }
   }
 
-  private SelectStatement statement(SqlNode node, boolean explain) {
+  /**
+   * A query: a SELECT or a UNION, with its ORDER BY, LIMIT and OFFSET. {@code enclosing}: the table aliases of the
+   * queries a subquery is inside, innermost last (empty for the statement itself).
+   */
+  private Statement statement(SqlNode node, boolean explain, List<String> enclosing) {
     SqlNodeList orderList = null;
     SqlNode fetch = null;
     SqlNode offset = null;
@@ -124,10 +174,64 @@ public final class StatementParser {
       offset = orderBy.offset;
       node = orderBy.query;
     }
-    if (!(node instanceof SqlSelect select)) {
-      throw QueryException.unsupported(ExpressionTranslator.describe(node) + " (only SELECT queries are)");
+    if (node.getKind() == SqlKind.UNION) {
+      return union((SqlCall) node, orderList, fetch, offset, explain, enclosing);
     }
-    ExpressionTranslator expressions = new ExpressionTranslator(sql, from(select.getFrom()), this::param);
+    if (!(node instanceof SqlSelect select)) {
+      throw QueryException.unsupported(ExpressionTranslator.describe(node) + " (SELECT and UNION queries are)");
+    }
+    return select(select, orderList, fetch, offset, explain, enclosing);
+  }
+
+  private UnionStatement union(SqlCall union, SqlNodeList orderList, SqlNode fetch, SqlNode offset,
+      boolean explain, List<String> enclosing) {
+    Statement left = statement(union.operand(0), false, enclosing);
+    Statement right = statement(union.operand(1), false, enclosing);
+    List<String> labels = left.labels();
+    if (labels.size() != right.labels().size()) {
+      throw QueryException.invalid("the SELECTs of a UNION have different numbers of columns: " + labels.size()
+          + " and " + right.labels().size());
+    }
+    List<UnionStatement.Order> orderBy = new ArrayList<>();
+    if (orderList != null) {
+      for (SqlNode key : orderList) {
+        boolean descending = key.getKind() == SqlKind.DESCENDING;
+        orderBy.add(new UnionStatement.Order(unionColumn(descending ? ((SqlCall) key).operand(0) : key, labels),
+            descending));
+      }
+    }
+    Long limit = fetch == null ? null : count(fetch, "LIMIT");
+    long skip = offset == null ? 0 : count(offset, "OFFSET");
+    return new UnionStatement(left, right, ((SqlSetOperator) union.getOperator()).isAll(), orderBy, limit, skip,
+        explain);
+  }
+
+  /** An ORDER BY key of a UNION: an output column's name (as the first SELECT names it) or position. */
+  private static int unionColumn(SqlNode key, List<String> labels) {
+    if (key instanceof SqlNumericLiteral number && number.isExact()) {
+      int ordinal = number.intValue(true);
+      if (ordinal < 1 || ordinal > labels.size()) {
+        throw QueryException.invalid("ORDER BY position " + ordinal + " is not in the UNION's columns (1.."
+            + labels.size() + ")");
+      }
+      return ordinal - 1;
+    }
+    if (key instanceof SqlIdentifier identifier && identifier.names.size() == 1) {
+      for (int i = 0; i < labels.size(); i++) {
+        if (labels.get(i).equalsIgnoreCase(identifier.getSimple())) {
+          return i;
+        }
+      }
+    }
+    throw QueryException.invalid("the ORDER BY of a UNION names one of its columns " + labels
+        + " or a position; got: " + key);
+  }
+
+  private SelectStatement select(SqlSelect select, SqlNodeList orderList, SqlNode fetch, SqlNode offset,
+      boolean explain, List<String> enclosing) {
+    String alias = from(select.getFrom());
+    ExpressionTranslator expressions = new ExpressionTranslator(sql, alias, enclosing, this::param,
+        (node, use) -> subquery(node, use, append(enclosing, alias)));
     if (select.getOrderList() != null && select.getOrderList().size() > 0) {
       orderList = select.getOrderList();
     }
@@ -188,6 +292,59 @@ public final class StatementParser {
       GroupingCheck.check(statement);
     }
     return statement;
+  }
+
+  /**
+   * The rows of a subquery, run at once: as many as {@code use} needs to tell its value, at most. An IN subquery is
+   * asked for its distinct values, and one more than an IN list may hold, so that too many is found without reading
+   * them all.
+   */
+  private List<List<Object>> subquery(SqlNode node, ExpressionTranslator.SubqueryUse use, List<String> enclosing) {
+    Statement inner = statement(node, false, enclosing);
+    if (use != ExpressionTranslator.SubqueryUse.EXISTS && inner.labels().size() != 1) {
+      throw QueryException.invalid("a subquery " + (use == ExpressionTranslator.SubqueryUse.IN ? "in IN" : "used as a"
+          + " value") + " returns one column; this one returns " + inner.labels().size() + ": " + inner.labels());
+    }
+    inner = switch (use) {
+      case IN -> {
+        if (inner instanceof SelectStatement select && select.limit() != null
+            || inner instanceof UnionStatement union && union.limit() != null) {
+          throw QueryException.unsupported("LIMIT in an IN subquery (as in MySQL and MariaDB)");
+        }
+        Statement values = inner instanceof SelectStatement select ? (select.isAggregate() ? select : distinct(select))
+            : distinct((UnionStatement) inner);
+        yield limitedTo(values, ExpressionTranslator.MAX_IN_VALUES + 1);
+      }
+      case SCALAR -> limitedTo(inner, 2);
+      case EXISTS -> limitedTo(inner, 1);
+    };
+    return subqueries.rows(inner);
+  }
+
+  private static Statement limitedTo(Statement statement, long rows) {
+    return statement instanceof SelectStatement select ? select.limitedTo(rows)
+        : ((UnionStatement) statement).limitedTo(rows);
+  }
+
+  /** {@code SELECT DISTINCT} of the same items (their order does not matter to IN). */
+  private static SelectStatement distinct(SelectStatement select) {
+    return new SelectStatement(select.items(), true, select.where(),
+        select.items().stream().map(SelectItem::expr).toList(), null, List.of(), select.limit(), select.offset(),
+        false);
+  }
+
+  /** A UNION that removes duplicates: as the last union of a chain is distinct, so is all of it. */
+  private static UnionStatement distinct(UnionStatement union) {
+    return new UnionStatement(union.left(), union.right(), false, List.of(), union.limit(), union.offset(), false);
+  }
+
+  private static List<String> append(List<String> list, String alias) {
+    if (alias == null) {
+      return list;
+    }
+    List<String> longer = new ArrayList<>(list);
+    longer.add(alias);
+    return longer;
   }
 
   /** Checks that FROM reads the one table; returns its alias, or null. */

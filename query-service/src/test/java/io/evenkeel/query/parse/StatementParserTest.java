@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.evenkeel.query.expr.Expr;
 import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -70,9 +71,9 @@ class StatementParserTest {
     rejects("SELECT row_id FROM orders", "unknown table 'orders'; the table is transaction_logs");
     rejects("SELECT a.row_id FROM transaction_logs a JOIN transaction_logs b ON a.row_id = b.row_id",
         "JOIN (queries read the one table transaction_logs) is not supported");
-    rejects("SELECT row_id FROM transaction_logs UNION SELECT row_id FROM transaction_logs", "UNION");
+    rejects("SELECT row_id FROM transaction_logs INTERSECT SELECT row_id FROM transaction_logs", "INTERSECT");
     rejects("SELECT row_id FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs)",
-        "IN with a subquery is not supported");
+        "a subquery outside the query service is not supported");
     rejects("SELECT DAYNAME(FROM_UNIXTIME(created_time / 1000)) FROM transaction_logs",
         "function DAYNAME (functions are COUNT");
     rejects("SELECT CAST(price AS TIME) FROM transaction_logs", "CAST to TIME (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR");
@@ -97,5 +98,92 @@ class StatementParserTest {
     assertThat(parse("SELECT row_id FROM transaction_logs LIMIT 3").items()).hasSize(1);
     assertThat(List.of(parse("SELECT DISTINCT status FROM transaction_logs").groupBy()))
         .containsExactly(List.of(new Expr.Column("status")));
+  }
+
+  @Test
+  void unionNestsToTheLeftAndOrdersByOutputColumns() {
+    Statement statement = StatementParser.parse("SELECT row_id AS r, status FROM transaction_logs WHERE status = 1 "
+        + "UNION ALL SELECT row_id, quantity FROM transaction_logs UNION (SELECT buyer_id, 0 FROM transaction_logs "
+        + "ORDER BY buyer_id LIMIT 3) ORDER BY status DESC, 1 LIMIT 5 OFFSET 2", List.of(), Subqueries.NONE);
+    UnionStatement union = (UnionStatement) statement;
+    assertThat(union.all()).isFalse();
+    assertThat(union.labels()).containsExactly("r", "status");
+    assertThat(union.orderBy()).containsExactly(new UnionStatement.Order(1, true), new UnionStatement.Order(0, false));
+    assertThat(union.limit()).isEqualTo(5L);
+    assertThat(union.offset()).isEqualTo(2L);
+    assertThat(((UnionStatement) union.left()).all()).isTrue();
+    SelectStatement last = (SelectStatement) union.right();
+    assertThat(last.limit()).isEqualTo(3L);
+    assertThat(last.orderBy()).extracting(Object::toString).containsExactly("buyer_id ASC");
+  }
+
+  @Test
+  void badUnionsAreRejectedWithTheReason() {
+    rejectsStatement("SELECT row_id FROM transaction_logs UNION SELECT row_id, status FROM transaction_logs",
+        "the SELECTs of a UNION have different numbers of columns: 1 and 2");
+    rejectsStatement("SELECT row_id FROM transaction_logs UNION SELECT status FROM transaction_logs ORDER BY status",
+        "the ORDER BY of a UNION names one of its columns [row_id] or a position; got: status");
+    rejectsStatement("SELECT row_id FROM transaction_logs UNION SELECT status FROM transaction_logs ORDER BY 2",
+        "ORDER BY position 2 is not in the UNION's columns (1..1)");
+  }
+
+  @Test
+  void subqueriesBecomeTheirValuesAskedForNoMoreRowsThanTheirUseNeeds() {
+    List<Statement> asked = new ArrayList<>();
+    Subqueries answers = inner -> {
+      asked.add(inner);
+      return switch (asked.size()) {
+        case 1 -> List.of(Arrays.asList(3L), Arrays.asList((Object) null));
+        case 2 -> List.of(List.of(new BigDecimal("12.50")));
+        case 3 -> List.of();
+        default -> List.of(List.of(1L));
+      };
+    };
+    SelectStatement statement = (SelectStatement) StatementParser.parse("SELECT row_id FROM transaction_logs t "
+        + "WHERE status NOT IN (SELECT quantity FROM transaction_logs WHERE tenant_id = ?) "
+        + "AND price > (SELECT AVG(price) FROM transaction_logs) AND buyer_id IN (SELECT buyer_id FROM "
+        + "transaction_logs WHERE status = 9) AND EXISTS (SELECT * FROM transaction_logs WHERE tenant_id = 2)",
+        List.of(7L), answers);
+    assertThat(statement.where().toString()).isEqualTo("(((NOT (status IN (3, NULL)) AND (price > 12.50)) AND "
+        + "false) AND true)");
+    SelectStatement in = (SelectStatement) asked.get(0);
+    assertThat(in.distinct()).isTrue();
+    assertThat(in.limit()).isEqualTo(ExpressionTranslator.MAX_IN_VALUES + 1L);
+    assertThat(in.where().toString()).isEqualTo("(tenant_id = 7)");
+    assertThat(((SelectStatement) asked.get(1)).limit()).isEqualTo(2L);
+    assertThat(((SelectStatement) asked.get(3)).limit()).isEqualTo(1L);
+  }
+
+  @Test
+  void badSubqueriesAreRejectedWithTheReason() {
+    Subqueries two = inner -> List.of(List.of(1L), List.of(2L));
+    rejectsWith(two, "SELECT row_id FROM transaction_logs WHERE price > (SELECT price FROM transaction_logs)",
+        "a subquery used as a value returned more than one row");
+    rejectsWith(two, "SELECT row_id FROM transaction_logs WHERE row_id IN (SELECT row_id, status FROM "
+        + "transaction_logs)", "a subquery in IN returns one column; this one returns 2: [row_id, status]");
+    rejectsWith(two, "SELECT row_id FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs "
+        + "LIMIT 5)", "LIMIT in an IN subquery (as in MySQL and MariaDB) is not supported");
+    rejectsWith(two, "SELECT row_id FROM transaction_logs t WHERE price > (SELECT AVG(price) FROM transaction_logs "
+        + "WHERE tenant_id = t.tenant_id)", "a correlated subquery (t.tenant_id reads the enclosing query's row");
+    Subqueries many = inner -> {
+      List<List<Object>> rows = new ArrayList<>();
+      for (long i = 0; i <= ExpressionTranslator.MAX_IN_VALUES; i++) {
+        rows.add(List.of(i));
+      }
+      return rows;
+    };
+    rejectsWith(many, "SELECT row_id FROM transaction_logs WHERE row_id IN (SELECT row_id FROM transaction_logs)",
+        "the subquery of IN has more than 10000 distinct values");
+  }
+
+  private static void rejectsStatement(String sql, String message) {
+    rejectsWith(Subqueries.NONE, sql, message);
+  }
+
+  private static void rejectsWith(Subqueries subqueries, String sql, String message) {
+    assertThatThrownBy(() -> StatementParser.parse(sql, List.of(), subqueries))
+        .isInstanceOf(QueryException.class)
+        .hasMessageContaining(message)
+        .satisfies(e -> assertThat(((QueryException) e).status()).isEqualTo(400));
   }
 }

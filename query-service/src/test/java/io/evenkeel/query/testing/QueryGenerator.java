@@ -72,7 +72,7 @@ public final class QueryGenerator {
 
   public Generated next() {
     params = new ArrayList<>();
-    int kind = random.nextInt(10);
+    int kind = random.nextInt(11);
     if (kind < 5) {
       return random.nextInt(5) == 0 ? tenantPage() : rows();
     }
@@ -82,7 +82,51 @@ public final class QueryGenerator {
     if (kind < 9) {
       return grouped();
     }
-    return distinct();
+    return kind == 9 ? distinct() : union();
+  }
+
+  /**
+   * Two or three SELECTs of the same shape combined by UNION or UNION ALL, some in parentheses with their own ORDER
+   * BY and LIMIT, and an ORDER BY every column (so the order is total) and a LIMIT over the whole, or none.
+   */
+  private Generated union() {
+    int shape = random.nextInt(4);
+    int parts = 2 + random.nextInt(2);
+    List<Sql> selects = new ArrayList<>();
+    for (int i = 0; i < parts; i++) {
+      Sql select = switch (shape) {
+        case 0 -> Sql.of("SELECT tenant_id, row_id, status FROM transaction_logs");
+        case 1 -> expression("SELECT " + pick(List.of("status", "quantity", "seller_nick", "attr('color')"))
+            + ", COUNT(*) FROM transaction_logs");
+        case 2 -> expression("SELECT " + pick(List.of("seller_nick", "buyer_nick", "status", "price", "title",
+            "UPPER(seller_nick)", "quantity % 3")) + " FROM transaction_logs");
+        default -> Sql.of("SELECT row_id, price FROM transaction_logs");
+      };
+      Sql where = predicate(1).wrap(" WHERE ", "");
+      Sql tail = Sql.of(shape == 1 ? " GROUP BY 1" : "");
+      Sql part = Sql.join("", List.of(select, where, tail));
+      if (shape == 3 && random.nextBoolean()) {
+        part = Sql.join("", List.of(part, Sql.of(" ORDER BY price DESC, tenant_id, row_id LIMIT " + (1 + random.nextInt(8)))))
+            .wrap("(", ")");
+      }
+      selects.add(part);
+    }
+    Sql union = selects.get(0);
+    for (int i = 1; i < parts; i++) {
+      union = Sql.join(random.nextBoolean() ? " UNION ALL " : " UNION ", List.of(union, selects.get(i)));
+    }
+    boolean ordered = random.nextInt(3) != 0;
+    String tail = "";
+    if (ordered) {
+      int columns = shape == 0 ? 3 : shape == 2 ? 1 : 2;
+      List<String> keys = new ArrayList<>();
+      for (int i = 1; i <= columns; i++) {
+        keys.add(i + (random.nextBoolean() ? " DESC" : ""));
+      }
+      tail = " ORDER BY " + String.join(", ", keys) + (random.nextBoolean() ? " LIMIT " + (1 + random.nextInt(20))
+          + (random.nextBoolean() ? " OFFSET " + random.nextInt(10) : "") : "");
+    }
+    return generated(union, Sql.of(""), Sql.of(tail), ordered);
   }
 
   private Generated rows() {
@@ -212,7 +256,7 @@ public final class QueryGenerator {
   }
 
   private Sql leaf() {
-    return switch (random.nextInt(24)) {
+    return switch (random.nextInt(26)) {
       case 0, 1 -> tenantEquals();
       case 2 -> Sql.of("tenant_id IN (" + pick(tenants) + ", " + pick(tenants) + ")");
       case 3 -> Sql.of("created_time " + pick(List.of(">=", "<", ">", "<=")) + " " + time());
@@ -250,7 +294,28 @@ public final class QueryGenerator {
           "DATE_ADD(FROM_UNIXTIME(created_time / 1000), INTERVAL 1 WEEK) < '2023-12-01'")));
       case 22 -> Sql.of("(" + pick(List.of("status = 1 OR status = 2", "quantity = 3 OR quantity = 4 OR quantity IN (5)",
           "seller_nick = 'ann' OR seller_nick = 'Cat'")) + ")");
+      case 24, 25 -> subquery();
       default -> Sql.of("row_id " + pick(List.of("<", ">=")) + " " + random.nextInt(3_000));
+    };
+  }
+
+  /** An uncorrelated subquery in IN, NOT IN, EXISTS or as a value, over a simple filter (NULLs among its values). */
+  private Sql subquery() {
+    Sql where = switch (random.nextInt(4)) {
+      case 0 -> tenantEquals();
+      case 1 -> Sql.of("status " + pick(List.of("= 1", "IS NULL", "> 2")));
+      case 2 -> Sql.of(pick(List.of("seller_nick", "buyer_nick")) + " = " + quote(pick(TestRows.NICKS)));
+      default -> Sql.of("price > " + price());
+    };
+    Sql inner = where.wrap(" FROM transaction_logs WHERE ", ")");
+    return switch (random.nextInt(6)) {
+      case 0 -> inner.wrap("buyer_id IN (SELECT buyer_id", "");
+      case 1 -> inner.wrap(pick(List.of("status", "quantity")) + pick(List.of(" IN", " NOT IN")) + " (SELECT status",
+          "");
+      case 2 -> inner.wrap("seller_nick NOT IN (SELECT buyer_nick", "");
+      case 3 -> inner.wrap(pick(List.of("EXISTS", "NOT EXISTS")) + " (SELECT row_id", "");
+      case 4 -> inner.wrap("price " + pick(List.of(">", "<=")) + " (SELECT AVG(price)", "");
+      default -> inner.wrap("created_time > (SELECT MIN(created_time)", "");
     };
   }
 
