@@ -202,6 +202,18 @@ public final class Evaluator {
       case MOD -> {
         return MathFunctions.mod(eval(args.get(0), env), eval(args.get(1), env));
       }
+      case DIV -> {
+        return MathFunctions.div(eval(args.get(0), env), eval(args.get(1), env));
+      }
+      case POW -> {
+        return MathFunctions.power(eval(args.get(0), env), eval(args.get(1), env), false);
+      }
+      case SQRT -> {
+        return MathFunctions.power(eval(args.get(0), env), null, true);
+      }
+      case CAST_DATETIME -> {
+        return Casts.dateTime(eval(args.get(0), env), (Long) ((Expr.Literal) args.get(1)).value());
+      }
       case CAST_SIGNED -> {
         return Casts.signed(eval(args.get(0), env));
       }

@@ -29,6 +29,56 @@ final class MathFunctions {
     return dividend.remainder(divisor).setScale(Math.max(Math.max(dividend.scale(), divisor.scale()), 0));
   }
 
+  /** {@code a DIV b}: the quotient's integer part (toward zero), BIGINT; NULL for a zero divisor. */
+  static Object div(Object a, Object b) {
+    if (a == null || b == null) {
+      return null;
+    }
+    a = number(a, "DIV");
+    b = number(b, "DIV");
+    if (a instanceof Long x && b instanceof Long y) {
+      if (y == 0) {
+        return null;
+      }
+      if (x == Long.MIN_VALUE && y == -1) {
+        throw QueryException.invalid("BIGINT value is out of range in (" + x + " DIV " + y + ")");
+      }
+      return x / y;
+    }
+    BigDecimal divisor = SqlValues.decimal(b);
+    if (divisor.signum() == 0) {
+      return null;
+    }
+    BigDecimal quotient = SqlValues.decimal(a).divideToIntegralValue(divisor);
+    if (quotient.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      throw QueryException.invalid("BIGINT value is out of range in (" + a + " DIV " + b + ")");
+    }
+    return quotient.longValue();
+  }
+
+  /**
+   * {@code POW(x, y)} and {@code SQRT(x)} ({@code y} null): computed as MySQL does, in doubles, and answered as the
+   * decimal of the double's shortest text (so POW(2, 3) is 8 and SQRT(2) 1.4142135623730951); NULL where the result
+   * is not a number (SQRT(-1)), a 400 where it overflows.
+   */
+  static Object power(Object x, Object y, boolean squareRoot) {
+    String name = squareRoot ? "SQRT" : "POW";
+    if (x == null || (!squareRoot && y == null)) {
+      return null;
+    }
+    double base = SqlValues.decimal(number(x, name)).doubleValue();
+    double result = squareRoot ? Math.sqrt(base) : Math.pow(base, SqlValues.decimal(number(y, name)).doubleValue());
+    if (Double.isNaN(result)) {
+      return null;
+    }
+    if (Double.isInfinite(result)) {
+      throw QueryException.invalid("DOUBLE value is out of range in " + name + "(" + x + (squareRoot ? "" : ", " + y)
+          + ")");
+    }
+    BigDecimal exact = BigDecimal.valueOf(result).stripTrailingZeros();
+    return exact.scale() < 0 ? exact.setScale(0) : exact;
+  }
+
   static Object abs(Object value) {
     if (value == null) {
       return null;

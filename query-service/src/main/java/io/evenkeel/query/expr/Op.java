@@ -43,12 +43,19 @@ public enum Op {
   LEAST(-1, "LEAST"),
   /** The remainder, with the dividend's sign; NULL for a zero divisor ({@code %} and {@code MOD}). */
   MOD(2, "%"),
+  /** The integer part of the quotient (toward zero), BIGINT; NULL for a zero divisor ({@code DIV}). */
+  DIV(2, "DIV"),
+  /** A power, as MySQL's DOUBLE: the nearest decimal of the double's shortest text. */
+  POW(2, "POW"),
+  SQRT(1, "SQRT"),
   CAST_SIGNED(1, "SIGNED"),
   CAST_UNSIGNED(1, "UNSIGNED"),
   /** value, precision, scale. */
   CAST_DECIMAL(3, "DECIMAL"),
   /** value, the length in characters (NULL for none). */
   CAST_CHAR(2, "CHAR"),
+  /** value, the fractional-second digits (0 to 6): a DATETIME. */
+  CAST_DATETIME(2, "DATETIME"),
   ABS(1, "ABS"),
   SIGN(1, "SIGN"),
   FLOOR(1, "FLOOR"),
@@ -123,6 +130,8 @@ public enum Op {
       case MATCH -> "MATCH(" + args.get(0) + ") AGAINST(" + args.get(1) + ")";
       case NEGATE -> "-" + args.get(0);
       case MOD -> "(" + args.get(0) + " % " + args.get(1) + ")";
+      case DIV -> "(" + args.get(0) + " DIV " + args.get(1) + ")";
+      case CAST_DATETIME -> "CAST(" + args.get(0) + " AS DATETIME(" + args.get(1) + "))";
       case CASE -> {
         StringBuilder text = new StringBuilder("CASE");
         for (int i = 0; i + 1 < args.size(); i += 2) {
@@ -141,7 +150,7 @@ public enum Op {
       case TRIM -> "TRIM(" + args.get(0).replace("'", "") + " " + args.get(1) + " FROM " + args.get(2) + ")";
       case IFNULL, COALESCE, FROM_UNIXTIME, DATE_FORMAT, IF, NULLIF, GREATEST, LEAST, ABS, SIGN, FLOOR, CEIL, ROUND,
           TRUNCATE, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, RIGHT, REPLACE, LOCATE, LPAD,
-          RPAD, DATE, UNIX_TIMESTAMP, DATEDIFF -> symbol + "(" + String.join(", ", args) + ")";
+          RPAD, DATE, UNIX_TIMESTAMP, DATEDIFF, POW, SQRT -> symbol + "(" + String.join(", ", args) + ")";
     };
   }
 }

@@ -39,7 +39,7 @@ public enum ValueKind {
     List<Expr> args = call.args();
     return switch (call.op()) {
       case DATE_FORMAT, CAST_CHAR, LOWER, UPPER, CONCAT, CONCAT_WS, SUBSTRING, LEFT, RIGHT, TRIM, REPLACE, LPAD, RPAD,
-          FROM_UNIXTIME, DATE, DATE_ADD -> TEXT;
+          FROM_UNIXTIME, DATE, DATE_ADD, CAST_DATETIME -> TEXT;
       case IFNULL, COALESCE, GREATEST, LEAST -> common(args);
       case NULLIF -> of(args.get(0));
       case IF -> common(args.subList(1, 3));

@@ -112,8 +112,7 @@ final class ExpressionTranslator {
       case LESS_THAN_OR_EQUAL -> binary(Op.LE, call);
       case GREATER_THAN -> binary(Op.GT, call);
       case GREATER_THAN_OR_EQUAL -> binary(Op.GE, call);
-      case PLUS -> binary(Op.PLUS, call);
-      case MINUS -> binary(Op.MINUS, call);
+      case PLUS, MINUS -> plusOrMinus(call);
       case TIMES -> binary(Op.TIMES, call);
       case DIVIDE -> binary(Op.DIVIDE, call);
       case MINUS_PREFIX -> Expr.Call.of(Op.NEGATE, expr(call.operand(0)));
@@ -136,11 +135,45 @@ final class ExpressionTranslator {
       case POSITION -> new Expr.Call(Op.LOCATE, args(call));
       case INTERVAL -> interval(expr(call.operand(0)), (SqlIntervalQualifier) call.operand(1));
       case OTHER_FUNCTION, COALESCE, NULLIF, GREATEST, LEAST, IF, CHAR_LENGTH -> function(call);
+      case OTHER -> {
+        if (!call.getOperator().getName().equals(MySqlSyntax.DIV_OPERATOR)) {
+          throw QueryException.unsupported(describe(node));
+        }
+        yield binary(Op.DIV, call);
+      }
+      case TRANSLATE -> convertUsing(call);
       case SELECT, UNION, ORDER_BY -> scalar(node);
       case EXISTS -> new Expr.Literal(!subqueries.rows(call.operand(0), SubqueryUse.EXISTS).isEmpty());
       case INTERSECT, EXCEPT, SCALAR_QUERY -> throw QueryException.unsupported(describe(node));
       default -> throw QueryException.unsupported(describe(node));
     };
+  }
+
+  /** {@code a + b}, {@code a - b}; with an INTERVAL, MySQL's {@code date + INTERVAL n unit} (DATE_ADD). */
+  private Expr plusOrMinus(SqlCall call) {
+    boolean plus = call.getKind() == SqlKind.PLUS;
+    Expr left = expr(call.operand(0));
+    Expr right = expr(call.operand(1));
+    if (plus && isInterval(left) && !isInterval(right)) {
+      return ScalarFunctions.call("DATE_ADD", List.of(right, left)).orElseThrow();
+    }
+    if (isInterval(right) && !isInterval(left)) {
+      return ScalarFunctions.call(plus ? "DATE_ADD" : "DATE_SUB", List.of(left, right)).orElseThrow();
+    }
+    return Expr.Call.of(plus ? Op.PLUS : Op.MINUS, left, right);
+  }
+
+  private static boolean isInterval(Expr expr) {
+    return expr instanceof Expr.Call call && call.op() == Op.INTERVAL;
+  }
+
+  /** {@code CONVERT(x USING charset)}: text is UTF-8 throughout, so to utf8mb4 (or utf8) it is the text itself. */
+  private Expr convertUsing(SqlCall call) {
+    String charset = call.operand(1).toString().replace("`", "").toLowerCase(Locale.ROOT);
+    if (!charset.equals("utf8mb4")) {
+      throw QueryException.unsupported("CONVERT(... USING " + charset + ") (text is utf8mb4: USING utf8mb4)");
+    }
+    return expr(call.operand(0));
   }
 
   private Expr binary(Op op, SqlCall call) {
@@ -243,7 +276,7 @@ final class ExpressionTranslator {
       case "FROM_UNIXTIME" -> new Expr.Call(Op.FROM_UNIXTIME, arity(name + " (with one argument)", args, 1));
       case "DATE_FORMAT" -> new Expr.Call(Op.DATE_FORMAT, arity(name, args, 2));
       case "ATTR" -> attr(args);
-      case MatchAgainstRewriter.FUNCTION -> match(args);
+      case MySqlSyntax.MATCH_FUNCTION -> match(args);
       default -> ScalarFunctions.call(name, args).orElseThrow(() -> QueryException.unsupported("function " + name
           + " (functions are " + ScalarFunctions.NAMES + ")"));
     };

@@ -19,9 +19,9 @@ import org.apache.calcite.sql.SqlTypeNameSpec;
 final class ScalarFunctions {
   /** What {@link #call} knows, for the message naming a function it does not. */
   static final String NAMES = "COUNT, SUM, AVG, MIN, MAX, IFNULL, COALESCE, NULLIF, IF, GREATEST, LEAST, MOD, ABS, "
-      + "SIGN, FLOOR, CEIL, ROUND, TRUNCATE, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, "
+      + "SIGN, FLOOR, CEIL, ROUND, TRUNCATE, POW, SQRT, LOWER, UPPER, LENGTH, CHAR_LENGTH, CONCAT, CONCAT_WS, SUBSTRING, LEFT, "
       + "RIGHT, TRIM, LTRIM, RTRIM, REPLACE, LOCATE, INSTR, LPAD, RPAD, FROM_UNIXTIME, DATE_FORMAT, DATE, YEAR, "
-      + "QUARTER, MONTH, DAYOFMONTH, DAYOFWEEK, WEEKDAY, DAYOFYEAR, HOUR, MINUTE, SECOND, UNIX_TIMESTAMP, DATE_ADD, "
+      + "QUARTER, MONTH, DAY, DAYOFMONTH, DAYOFWEEK, WEEKDAY, DAYOFYEAR, HOUR, MINUTE, SECOND, UNIX_TIMESTAMP, DATE_ADD, "
       + "DATE_SUB, DATEDIFF, attr";
   /** MySQL's DECIMAL without a precision. */
   private static final int DEFAULT_DECIMAL_PRECISION = 10;
@@ -67,6 +67,8 @@ final class ScalarFunctions {
       case "DATE_ADD", "ADDDATE" -> dateAdd(name, arity(name, args, 2, 2), false);
       case "DATE_SUB", "SUBDATE" -> dateAdd(name, arity(name, args, 2, 2), true);
       case "DATEDIFF" -> new Expr.Call(Op.DATEDIFF, arity(name, args, 2, 2));
+      case "POW", "POWER" -> new Expr.Call(Op.POW, arity(name, args, 2, 2));
+      case "SQRT" -> new Expr.Call(Op.SQRT, arity(name, args, 1, 1));
       default -> null;
     };
     return Optional.ofNullable(call);
@@ -103,10 +105,18 @@ final class ScalarFunctions {
         yield Expr.Call.of(Op.CAST_DECIMAL, value, new Expr.Literal((long) p), new Expr.Literal((long) s));
       }
       case "DATE" -> Expr.Call.of(Op.DATE, value);
+      // MySQL's CAST takes no TIMESTAMP: the parse reads DATETIME as TIMESTAMP (MySqlSyntax).
+      case "TIMESTAMP" -> {
+        int digits = precision < 0 ? 0 : precision;
+        if (digits > 6) {
+          throw QueryException.invalid("DATETIME(" + digits + "): at most 6 fractional-second digits");
+        }
+        yield Expr.Call.of(Op.CAST_DATETIME, value, new Expr.Literal((long) digits));
+      }
       case "CHAR" -> Expr.Call.of(Op.CAST_CHAR, value, precision < 0 ? Expr.Literal.NULL
           : new Expr.Literal((long) precision));
-      default -> throw QueryException.unsupported("CAST to " + name + " (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR and "
-          + "DATE are supported)");
+      default -> throw QueryException.unsupported("CAST to " + name + " (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR, "
+          + "DATE and DATETIME are supported)");
     };
   }
 

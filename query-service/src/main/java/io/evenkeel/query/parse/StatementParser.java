@@ -141,7 +141,7 @@ public final class StatementParser {
   private static Parsed parseText(String text) {
     var explain = EXPLAIN.matcher(text);
     boolean isExplain = explain.matches();
-    String rewritten = MatchAgainstRewriter.rewrite(isExplain ? explain.group(1) : text);
+    String rewritten = MySqlSyntax.rewrite(isExplain ? explain.group(1) : text);
     try {
       SqlNode node = SqlParser.create(rewritten, CONFIG).parseQuery();
       SelectCounter counter = new SelectCounter();

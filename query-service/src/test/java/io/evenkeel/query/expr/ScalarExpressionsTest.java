@@ -110,10 +110,41 @@ class ScalarExpressionsTest {
       DATE(FROM_UNIXTIME(created_time / 1000)) = '2023-11-14'           | 1
       YEAR('not a date')                                                | NULL
       DATE_FORMAT('2024-05-01', '%Y/%m')                                | 2024/05
+      7 DIV 2                                                           | 3
+      -7 div 2                                                          | -3
+      price DIV 5                                                       | 2
+      7 DIV 0                                                           | NULL
+      1 + 7 DIV 2 * 2                                                   | 7
+      quantity MOD 2                                                    | 1
+      MOD(quantity, 2)                                                  | 1
+      POW(2, 10)                                                        | 1024
+      POWER(price, 0)                                                   | 1
+      POW(2, -1)                                                        | 0.5
+      SQRT(2)                                                           | 1.4142135623730951
+      SQRT(-1)                                                          | NULL
+      CAST('2024-05-01' AS DATETIME)                                    | 2024-05-01 00:00:00
+      CAST(FROM_UNIXTIME(1700000000.6) AS DATETIME)                     | 2023-11-14 22:13:21
+      CAST('2024-05-01 10:00:00.123456' AS DATETIME(3))                 | 2024-05-01 10:00:00.123
+      CONVERT(price, SIGNED)                                            | 12
+      CONVERT(CONCAT(seller_nick, ','), CHAR(3))                        | ann
+      CONVERT(seller_nick USING utf8mb4)                                | ann
+      DAY(FROM_UNIXTIME(created_time / 1000))                           | 14
+      FROM_UNIXTIME(created_time / 1000) + INTERVAL 1 DAY               | 2023-11-15 22:13:20.0000
+      INTERVAL 2 HOUR + '2024-01-01'                                    | 2024-01-01 02:00:00
+      DATE(FROM_UNIXTIME(created_time / 1000)) - INTERVAL 1 MONTH       | 2023-10-14
+      status = 1 && quantity = 3                                        | 0
+      'a div b'                                                         | a div b
       """)
   void evaluatesAsMySqlDoes(String expression, String expected) {
     Object value = eval(expression);
     assertThat(value == null ? null : SqlValues.output(value).toString()).isEqualTo(expected);
+  }
+
+  @Test
+  void doublePipesAreOrAsInMySql() {
+    assertThat(SqlValues.output(eval("status = 2 || quantity = 0"))).isEqualTo(1L);
+    assertThat(SqlValues.output(eval("status = 1 || quantity = 0"))).isEqualTo(0L);
+    assertThat(SqlValues.output(eval("0 || 7 DIV 2"))).isEqualTo(1L);
   }
 
   @ParameterizedTest(name = "{0}: {1}")
@@ -122,7 +153,11 @@ class ScalarExpressionsTest {
       ROUND(price, 1.5)                      | ROUND takes a whole number of digits
       CAST(price AS DECIMAL(70, 2))          | DECIMAL precision 70 is out of range (1 to 65)
       CAST(price AS DECIMAL(5, 6))           | DECIMAL(5, 6): the scale must be between 0 and 5
-      CAST(price AS TIME)                    | CAST to TIME (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR and DATE are
+      CAST(price AS TIME)                    | CAST to TIME (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR, DATE and DATETIME
+      CAST('2024-05-01' AS DATETIME(7))      | DATETIME(7): at most 6 fractional-second digits
+      CONVERT(title USING latin1)            | CONVERT(... USING latin1) (text is utf8mb4: USING utf8mb4)
+      POW(10, 400)                           | DOUBLE value is out of range in POW(10, 400)
+      'a' DIV 2                              | DIV needs a number; got string 'a'
       CAST(quantity AS INTERVAL DAY)         | CAST to DAY is not supported
       YEAR(created_time)                     | YEAR needs a date or date-time, such as FROM_UNIXTIME(created_time
       DATE_ADD('2024-01-01', 1)              | DATE_ADD takes a date and an INTERVAL

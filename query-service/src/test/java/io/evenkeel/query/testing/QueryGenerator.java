@@ -50,7 +50,10 @@ public final class QueryGenerator {
       "UPPER(seller_nick)", "CHAR_LENGTH(title)", "CONCAT(seller_nick, '/', status)", "SUBSTRING(title, 2, 3)",
       "LPAD(buyer_nick, 6, '*')", "GREATEST(IFNULL(quantity, 0), 2)", "DATE(FROM_UNIXTIME(created_time / 1000))",
       "HOUR(FROM_UNIXTIME(created_time / 1000))", "DAYOFWEEK(FROM_UNIXTIME(created_time / 1000))",
-      "DATEDIFF(FROM_UNIXTIME(modified_time / 1000), FROM_UNIXTIME(created_time / 1000))");
+      "DATEDIFF(FROM_UNIXTIME(modified_time / 1000), FROM_UNIXTIME(created_time / 1000))", "quantity DIV 2",
+      "price DIV 3", "POW(quantity, 2)", "SQRT(price)", "FROM_UNIXTIME(created_time / 1000) + INTERVAL 1 DAY",
+      "CAST(DATE(FROM_UNIXTIME(created_time / 1000)) AS DATETIME)", "CONVERT(price, SIGNED)",
+      "DAY(FROM_UNIXTIME(created_time / 1000))");
   private static final List<String> AGGREGATES = List.of("COUNT(*)", "COUNT(title)", "COUNT(DISTINCT buyer_id)",
       "COUNT(DISTINCT seller_nick)", "SUM(price)", "SUM(quantity)", "AVG(price)", "AVG(quantity)", "MIN(price)",
       "MAX(created_time)", "MIN(seller_nick)", "MAX(buyer_nick)", "SUM(price * quantity)", "AVG(IFNULL(quantity, 0))",
@@ -291,7 +294,8 @@ public final class QueryGenerator {
           "LOCATE('o', title) > 2", "TRIM(title) != title", "ABS(price - 500) < 100", "CAST(price AS SIGNED) > 500",
           "FROM_UNIXTIME(created_time / 1000) >= '2023-11-20'",
           "DATE(FROM_UNIXTIME(created_time / 1000)) = '2023-11-18'",
-          "DATE_ADD(FROM_UNIXTIME(created_time / 1000), INTERVAL 1 WEEK) < '2023-12-01'")));
+          "DATE_ADD(FROM_UNIXTIME(created_time / 1000), INTERVAL 1 WEEK) < '2023-12-01'", "quantity DIV 3 = 1",
+          "POW(quantity, 2) > 20", "FROM_UNIXTIME(created_time / 1000) - INTERVAL 2 HOUR < '2023-11-18'")));
       case 22 -> Sql.of("(" + pick(List.of("status = 1 OR status = 2", "quantity = 3 OR quantity = 4 OR quantity IN (5)",
           "seller_nick = 'ann' OR seller_nick = 'Cat'")) + ")");
       case 24, 25 -> subquery();

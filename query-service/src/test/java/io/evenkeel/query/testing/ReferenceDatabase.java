@@ -130,6 +130,16 @@ public final class ReferenceDatabase implements AutoCloseable {
         List<Object> row = new ArrayList<>(columns);
         for (int i = 1; i <= columns; i++) {
           Object value = result.getObject(i);
+          if (value instanceof java.sql.Timestamp timestamp) {
+            value = timestamp.toLocalDateTime();
+          }
+          if (value instanceof java.time.LocalDateTime time) {
+            // As MySQL's text protocol shows a DATETIME(n): n fractional digits, as the service answers it.
+            String nanos = String.format("%09d", time.getNano());
+            int digits = result.getMetaData().getScale(i);
+            value = time.toLocalDate() + " " + time.toLocalTime().withNano(0).toString().substring(0, 5)
+                + String.format(":%02d", time.getSecond()) + (digits > 0 ? "." + nanos.substring(0, digits) : "");
+          }
           row.add(value instanceof Integer number ? (Object) number.longValue()
               : value instanceof Double number ? BigDecimal.valueOf(number) : value);
         }

@@ -1,0 +1,167 @@
+package io.evenkeel.query.parse;
+
+import io.evenkeel.query.result.QueryException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Rewrites the MySQL syntax Calcite's parser does not know into syntax it does, before it parses the text:
+ * <ul>
+ *   <li>{@code MATCH(col) AGAINST('words' [IN NATURAL LANGUAGE MODE])} into the call {@code MATCH_AGAINST(col,
+ *       'words')};
+ *   <li>{@code a DIV b} into {@code a || b}, which the translator reads as DIV (Calcite parses {@code ||} at the
+ *       precedence of {@code /}); a {@code ||} as written is MySQL's OR and becomes {@code OR}, {@code &&} AND;
+ *   <li>{@code a MOD b} into {@code a % b}; {@code DAY(x)} into {@code DAYOFMONTH(x)}; the type DATETIME into
+ *       TIMESTAMP (which MySQL's CAST does not take, so it means DATETIME here); {@code CONVERT(x, type)} into
+ *       {@code CAST(x AS type)}.
+ * </ul>
+ * Quoted strings, quoted identifiers and comments are skipped, so a literal 'match(x) against(y)' or 'a div b' stays
+ * text.
+ */
+final class MySqlSyntax {
+  static final String MATCH_FUNCTION = "MATCH_AGAINST";
+  /** What {@code DIV} becomes. */
+  static final String DIV_OPERATOR = "||";
+
+  private static final Pattern MATCH_AGAINST = Pattern.compile(
+      "MATCH\\s*\\(\\s*((?:`[^`]+`|\\w+)(?:\\s*\\.\\s*(?:`[^`]+`|\\w+))?)\\s*\\)\\s*AGAINST\\s*\\(\\s*"
+          + "('(?:[^'\\\\]|\\\\.|'')*'|\\?)\\s*(IN\\s+NATURAL\\s+LANGUAGE\\s+MODE\\s*|IN\\s+BOOLEAN\\s+MODE\\s*|"
+          + "WITH\\s+QUERY\\s+EXPANSION\\s*)?\\)",
+      Pattern.CASE_INSENSITIVE);
+  private static final Pattern MATCH_WORD = Pattern.compile("MATCH\\s*\\(", Pattern.CASE_INSENSITIVE);
+  private static final Pattern WORD = Pattern.compile("[A-Za-z_][A-Za-z0-9_$]*");
+  private static final Pattern OPEN_PARENTHESIS = Pattern.compile("\\s*\\(");
+
+  private MySqlSyntax() {}
+
+  static String rewrite(String sql) {
+    StringBuilder out = new StringBuilder(sql.length());
+    Matcher match = MATCH_AGAINST.matcher(sql);
+    Matcher word = MATCH_WORD.matcher(sql);
+    int i = 0;
+    while (i < sql.length()) {
+      char c = sql.charAt(i);
+      int skip = skipQuotedOrComment(sql, i);
+      if (skip > i) {
+        out.append(sql, i, skip);
+        i = skip;
+        continue;
+      }
+      boolean wordStart = i == 0 || !isIdentifierChar(sql.charAt(i - 1));
+      if (wordStart && (c == 'm' || c == 'M') && word.region(i, sql.length()).lookingAt()) {
+        if (!match.region(i, sql.length()).lookingAt()) {
+          throw QueryException.invalid("MATCH must be written MATCH(title) AGAINST('words'), near: "
+              + sql.substring(i, Math.min(sql.length(), i + 60)));
+        }
+        String mode = match.group(3);
+        if (mode != null && !mode.toUpperCase().startsWith("IN NATURAL")) {
+          throw QueryException.unsupported("MATCH ... AGAINST(... " + mode.strip().toUpperCase() + ")");
+        }
+        out.append(MATCH_FUNCTION).append('(').append(match.group(1)).append(", ").append(match.group(2)).append(')');
+        i = match.end();
+        continue;
+      }
+      if (sql.startsWith("||", i) || sql.startsWith("&&", i)) {
+        out.append(c == '|' ? " OR " : " AND ");
+        i += 2;
+        continue;
+      }
+      Matcher name = WORD.matcher(sql).region(i, sql.length());
+      boolean qualified = i > 0 && sql.charAt(i - 1) == '.';
+      if (wordStart && !qualified && name.lookingAt()) {
+        String upper = name.group().toUpperCase(Locale.ROOT);
+        boolean call = OPEN_PARENTHESIS.matcher(sql).region(name.end(), sql.length()).lookingAt();
+        int end = name.end();
+        if (upper.equals("CONVERT") && call) {
+          int open = sql.indexOf('(', end);
+          List<String> args = arguments(sql, open);
+          int close = open + 1 + String.join(",", args).length();
+          if (args.size() == 2 && close < sql.length()) {
+            out.append("CAST(").append(rewrite(args.get(0))).append(" AS ").append(rewrite(args.get(1))).append(')');
+            i = close + 1;
+            continue;
+          }
+        }
+        out.append(switch (upper) {
+          case "DIV" -> DIV_OPERATOR;
+          case "MOD" -> call ? name.group() : "%";
+          case "DAY" -> call ? "DAYOFMONTH" : name.group();
+          case "DATETIME" -> "TIMESTAMP";
+          default -> name.group();
+        });
+        i = end;
+        continue;
+      }
+      out.append(c);
+      i++;
+    }
+    return out.toString();
+  }
+
+  /**
+   * The text of each argument of the call whose parenthesis opens at {@code open}, split at its top-level commas
+   * (their lengths and the commas add up to the text before the closing parenthesis).
+   */
+  private static List<String> arguments(String sql, int open) {
+    List<String> args = new ArrayList<>();
+    int depth = 0;
+    int start = open + 1;
+    int i = start;
+    while (i < sql.length()) {
+      int skip = skipQuotedOrComment(sql, i);
+      if (skip > i) {
+        i = skip;
+        continue;
+      }
+      char c = sql.charAt(i);
+      if (c == '(') {
+        depth++;
+      } else if (c == ')' && depth-- == 0) {
+        break;
+      } else if (c == ',' && depth == 0) {
+        args.add(sql.substring(start, i));
+        start = i + 1;
+      }
+      i++;
+    }
+    args.add(sql.substring(start, i));
+    return args;
+  }
+
+  /** The index after a quoted string, quoted identifier or comment starting at {@code i}; {@code i} when none. */
+  private static int skipQuotedOrComment(String sql, int i) {
+    char c = sql.charAt(i);
+    if (c == '\'' || c == '"' || c == '`') {
+      int j = i + 1;
+      while (j < sql.length()) {
+        char d = sql.charAt(j);
+        if (d == '\\' && c != '`') {
+          j += 2;
+        } else if (d == c && j + 1 < sql.length() && sql.charAt(j + 1) == c) {
+          j += 2;
+        } else if (d == c) {
+          return j + 1;
+        } else {
+          j++;
+        }
+      }
+      return sql.length();
+    }
+    if (sql.startsWith("--", i) || c == '#') {
+      int end = sql.indexOf('\n', i);
+      return end < 0 ? sql.length() : end;
+    }
+    if (sql.startsWith("/*", i)) {
+      int end = sql.indexOf("*/", i + 2);
+      return end < 0 ? sql.length() : end + 2;
+    }
+    return i;
+  }
+
+  private static boolean isIdentifierChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+  }
+}
