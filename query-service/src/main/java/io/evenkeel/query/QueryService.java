@@ -30,6 +30,7 @@ import io.evenkeel.query.route.ShardRouter;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.grpc.Deadline;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -186,31 +187,31 @@ public final class QueryService implements SqlService, AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw QueryException.invalid(e.getMessage());
     }
-    return execute(next.sql(), next.params(), next.after(), allowPartial, access);
+    return execute(next.sql(), next.params(), next.timeZone(), next.after(), allowPartial, access);
   }
 
   @Override
-  public QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access) {
-    return execute(sql, params, null, allowPartial, access);
+  public QueryResult execute(String sql, List<Object> params, ZoneId timeZone, boolean allowPartial, Access access) {
+    return execute(sql, params, timeZone, null, allowPartial, access);
   }
 
   /** {@code after}: the page after that position in the statement's total order (a cursor's); null for the first. */
-  private QueryResult execute(String sql, List<Object> params, List<Object> after, boolean allowPartial,
-      Access access) {
+  private QueryResult execute(String sql, List<Object> params, ZoneId timeZone, List<Object> after,
+      boolean allowPartial, Access access) {
     try {
-      return run(sql, params, after, allowPartial, access);
+      return run(sql, params, timeZone, after, allowPartial, access);
     } catch (StackOverflowError e) {
       // Nesting without parentheses (a chain of thousands of ORs or NOTs) still recurses that deep.
       throw QueryException.invalid("the statement's expressions nest too deeply to plan; split it");
     }
   }
 
-  private QueryResult run(String sql, List<Object> params, List<Object> after, boolean allowPartial,
-      Access access) {
+  private QueryResult run(String sql, List<Object> params, ZoneId timeZone, List<Object> after,
+      boolean allowPartial, Access access) {
     long started = System.nanoTime();
     try (MemoryBudget.Reservation reserved = memory.open()) {
       Request request = new Request(optimizer, access, allowPartial, StatementParser.isExplain(sql), reserved,
-          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS));
+          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS), timeZone);
       Statement asked = StatementParser.parse(sql, params, request::subquery);
       if (asked instanceof UnionStatement union) {
         if (after != null) {
@@ -234,7 +235,7 @@ public final class QueryService implements SqlService, AutoCloseable {
       // A page that can continue answers with the cursor of the next: the statement as asked (its tenant restriction
       // is applied again to each page) and the position of its last row.
       Function<List<Object>, String> cursorAt = Keyset.pageable(select)
-          ? position -> new Cursor(sql, params, position).encode() : position -> null;
+          ? position -> new Cursor(sql, params, timeZone, position).encode() : position -> null;
       return request.result(statement, request.rows(statement), started, cursorAt);
     }
   }
@@ -262,6 +263,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     private final boolean explain;
     private final MemoryBudget.Reservation memory;
     private final Deadline deadline;
+    private final ZoneId timeZone;
     private final List<ShardFailure> failures = new ArrayList<>();
     /** For EXPLAIN, the lines of the SELECTs planned so far, in order. */
     private final List<String> plans = new ArrayList<>();
@@ -273,7 +275,8 @@ public final class QueryService implements SqlService, AutoCloseable {
     private List<Object> lastPosition;
 
     Request(Optimizer optimizer, Access access, boolean allowPartial, boolean explain,
-        MemoryBudget.Reservation memory, Deadline deadline) {
+        MemoryBudget.Reservation memory, Deadline deadline, ZoneId timeZone) {
+      this.timeZone = timeZone;
       this.optimizer = optimizer;
       this.access = access;
       this.allowPartial = allowPartial;
@@ -344,7 +347,7 @@ public final class QueryService implements SqlService, AutoCloseable {
       }
       try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
         QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial, deadline, memory,
-            maxResultRows);
+            maxResultRows, timeZone);
         List<List<Object>> rows = execution.run();
         shards += route.size();
         failures.addAll(execution.failures());

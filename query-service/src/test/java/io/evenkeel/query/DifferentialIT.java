@@ -211,6 +211,35 @@ class DifferentialIT {
    * the WHERE clause (one tenant, several, all, a parameter) or the first page's OFFSET.
    */
   @Test
+  void dateFunctionsAgreeInEverySessionTimeZone() throws Exception {
+    SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
+    List<String> mismatches = new ArrayList<>();
+    for (String zone : List.of("+08:00", "-05:00", "+05:45", "+00:00")) {
+      for (String sql : List.of(
+          "SELECT HOUR(FROM_UNIXTIME(created_time / 1000)) AS h, COUNT(*) FROM transaction_logs GROUP BY h",
+          "SELECT DATE(FROM_UNIXTIME(created_time / 1000)) AS d, COUNT(*) FROM transaction_logs GROUP BY d",
+          "SELECT row_id, DATE_FORMAT(FROM_UNIXTIME(created_time / 1000), '%Y-%m-%d %H:%i') FROM transaction_logs "
+              + "WHERE tenant_id = 3",
+          "SELECT COUNT(*) FROM transaction_logs WHERE FROM_UNIXTIME(created_time / 1000) < '2023-11-20 06:00'",
+          "SELECT UNIX_TIMESTAMP('2023-11-20 06:00:00'), UNIX_TIMESTAMP(DATE(FROM_UNIXTIME(created_time / 1000))) "
+              + "FROM transaction_logs WHERE tenant_id = 5")) {
+        List<List<String>> expected = ResultRows.of(reference.queryInTimeZone(sql, zone));
+        SqlClient.Answer answer = client.inTimeZone(sql, zone);
+        List<List<String>> actual = answer.status() == 200 ? ResultRows.of(answer.body().get("rows")) : List.of();
+        expected.sort(ResultRows.ORDER);
+        actual.sort(ResultRows.ORDER);
+        if (expected.isEmpty() || !expected.equals(actual)) {
+          mismatches.add(zone + " " + sql + ": expected " + ResultRows.head(expected) + ", got " + answer.status()
+              + " " + (answer.status() == 200 ? ResultRows.head(actual) : answer.body()));
+        }
+      }
+    }
+    assertThat(mismatches).isEmpty();
+    assertThat(client.inTimeZone("SELECT 1 FROM transaction_logs LIMIT 1", "Moon/Base").body().path("error").asText())
+        .contains("unknown time zone 'Moon/Base'");
+  }
+
+  @Test
   void pagesFollowedByTheirCursorsGiveEveryRowOnceInTheReferenceOrder() throws Exception {
     SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
     String columns = "tenant_id, row_id, status, price, seller_nick, created_time";

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import io.evenkeel.query.expr.SessionTimeZone;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -21,9 +23,10 @@ import java.util.List;
  * <p>The token is the statement and position in JSON, base64url-encoded. It grants nothing: it runs as the statement
  * would, under the caller's own key.
  *
+ * @param timeZone the session time zone of the statement's pages
  * @param after the ORDER BY keys' values, then tenant_id and row_id (Long, BigDecimal, String or null)
  */
-public record Cursor(String sql, List<Object> params, List<Object> after) {
+public record Cursor(String sql, List<Object> params, ZoneId timeZone, List<Object> after) {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -37,6 +40,7 @@ public record Cursor(String sql, List<Object> params, List<Object> after) {
     ObjectNode node = NODES.objectNode();
     node.put("sql", sql);
     node.set("params", values(params));
+    node.put("time_zone", timeZone.getId());
     node.set("after", values(after));
     return Base64.getUrlEncoder().withoutPadding().encodeToString(node.toString().getBytes(StandardCharsets.UTF_8));
   }
@@ -54,7 +58,13 @@ public record Cursor(String sql, List<Object> params, List<Object> after) {
       throw new IllegalArgumentException("\"cursor\" is not a cursor this service gave: it lacks sql, params or "
           + "after");
     }
-    return new Cursor(node.get("sql").asText(), values(node.get("params")), values(node.get("after")));
+    ZoneId timeZone;
+    try {
+      timeZone = SessionTimeZone.parse(node.path("time_zone").asText("+00:00"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("\"cursor\" holds no time zone: " + e.getMessage());
+    }
+    return new Cursor(node.get("sql").asText(), values(node.get("params")), timeZone, values(node.get("after")));
   }
 
   /** Values as JSON: decimals as {@code {"d": "12.50"}}, so that neither their scale nor their digits change. */

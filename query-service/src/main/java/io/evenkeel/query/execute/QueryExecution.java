@@ -20,6 +20,7 @@ import io.evenkeel.schemas.shard.Query;
 import io.evenkeel.schemas.shard.RowId;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.grpc.Deadline;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -56,7 +57,7 @@ public final class QueryExecution {
   private List<Object> lastPosition;
 
   public QueryExecution(ShardClients clients, QueryPlan plan, Route route, String party, boolean allowPartial,
-      Deadline deadline, MemoryBudget.Reservation memory, long maxResultRows) {
+      Deadline deadline, MemoryBudget.Reservation memory, long maxResultRows, ZoneId timeZone) {
     this.party = party;
     this.clients = clients;
     this.plan = plan;
@@ -68,7 +69,8 @@ public final class QueryExecution {
     this.maxResultRows = maxResultRows;
     // Text that CONCAT, REPLACE or LPAD build counts as the memory it takes (2 bytes a char): a query that would
     // build gigabytes of it gets the budget's 400 or 429, not the service's heap.
-    this.evaluator = new Evaluator((chars, function) -> reserveBytes(2 * chars, "text built by " + function));
+    this.evaluator = new Evaluator((chars, function) -> reserveBytes(2 * chars, "text built by " + function),
+        timeZone);
   }
 
   /** The output rows, in order; a 400 when there are more than {@code maxResultRows}. */

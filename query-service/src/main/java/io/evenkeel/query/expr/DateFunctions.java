@@ -6,14 +6,15 @@ import java.math.RoundingMode;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * MySQL's date functions over DATE and DATETIME values, in UTC (the service's session time zone): the table's times are
+ * MySQL's date functions over DATE and DATETIME values, which are wall-clock times in the request's session time
+ * zone (UTC unless it names another; {@code FROM_UNIXTIME} and {@code UNIX_TIMESTAMP} convert): the table's times are
  * epoch milliseconds, so a date comes from {@code FROM_UNIXTIME(created_time / 1000)} or from a string such as
  * '2024-05-01' or '2024-05-01 12:30:00'. A bare number is refused (MySQL would read 20240501 as a date, and an epoch
  * time as nonsense); a string that is no date gives NULL, as in MySQL.
@@ -86,13 +87,13 @@ final class DateFunctions {
     return t == null ? null : part.of(t.value());
   }
 
-  /** {@code UNIX_TIMESTAMP(x)}: epoch seconds, with x's fractional digits. */
-  static Object unixTimestamp(Object value) {
+  /** {@code UNIX_TIMESTAMP(x)}: epoch seconds of x's wall-clock time in {@code timeZone}, with x's digits. */
+  static Object unixTimestamp(Object value, ZoneId timeZone) {
     SqlDateTime t = temporal(value, "UNIX_TIMESTAMP");
     if (t == null) {
       return null;
     }
-    Instant instant = t.value().toInstant(ZoneOffset.UTC);
+    Instant instant = t.value().atZone(timeZone).toInstant();
     if (t.fractionDigits() == 0) {
       return instant.getEpochSecond();
     }

@@ -5,6 +5,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,14 +29,22 @@ public final class Evaluator {
   private final Map<String, Pattern> likePatterns = new HashMap<>();
   private final Map<String, Set<String>> matchWords = new HashMap<>();
   private final TextMemory textMemory;
+  private final ZoneId timeZone;
 
-  /** An evaluator whose built text is bounded only per value ({@link StringFunctions#MAX_RESULT_CHARS}). */
+  /**
+   * An evaluator in UTC whose built text is bounded only per value ({@link StringFunctions#MAX_RESULT_CHARS}).
+   */
   public Evaluator() {
-    this((chars, function) -> { });
+    this((chars, function) -> { }, ZoneOffset.UTC);
   }
 
-  public Evaluator(TextMemory textMemory) {
+  /**
+   * @param textMemory charged with the text functions build
+   * @param timeZone the session time zone: where FROM_UNIXTIME and UNIX_TIMESTAMP meet wall-clock time
+   */
+  public Evaluator(TextMemory textMemory, ZoneId timeZone) {
     this.textMemory = textMemory;
+    this.timeZone = timeZone;
   }
 
   public Object eval(Expr expr, Env env) {
@@ -292,7 +301,8 @@ public final class Evaluator {
             eval(args.get(1), env));
       }
       case UNIX_TIMESTAMP -> {
-        return args.isEmpty() ? Instant.now().getEpochSecond() : DateFunctions.unixTimestamp(eval(args.get(0), env));
+        return args.isEmpty() ? Instant.now().getEpochSecond() : DateFunctions.unixTimestamp(eval(args.get(0), env),
+            timeZone);
       }
       case DATE_ADD -> {
         return DateFunctions.add(eval(args.get(0), env), eval(args.get(1), env),
@@ -328,8 +338,11 @@ public final class Evaluator {
     return ((Long) ((Expr.Literal) literal).value()).intValue();
   }
 
-  /** Epoch seconds (times are epoch ms: divide by 1000) to a UTC date-time; NULL before 1970, as in MySQL. */
-  private static SqlDateTime fromUnixTime(Object seconds) {
+  /**
+   * Epoch seconds (times are epoch ms: divide by 1000) to a date-time in the session time zone; NULL before 1970, as
+   * in MySQL.
+   */
+  private SqlDateTime fromUnixTime(Object seconds) {
     if (seconds == null) {
       return null;
     }
@@ -344,7 +357,7 @@ public final class Evaluator {
     BigDecimal rounded = exact.setScale(digits, RoundingMode.DOWN);
     long whole = rounded.longValue();
     int nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
-    return new SqlDateTime(LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), ZoneOffset.UTC), digits);
+    return new SqlDateTime(LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone), digits);
   }
 
   /** SQL LIKE as a regular expression: % any run, _ one character, \ escapes the next character. */

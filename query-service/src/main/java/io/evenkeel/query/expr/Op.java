@@ -30,9 +30,9 @@ public enum Op {
   NEGATE(1, "-"),
   IFNULL(2, "IFNULL"),
   COALESCE(-1, "COALESCE"),
-  /** Seconds since the epoch to a UTC date-time. */
+  /** Seconds since the epoch to a date-time in the session time zone. */
   FROM_UNIXTIME(1, "FROM_UNIXTIME"),
-  /** A UTC date-time (or epoch seconds through FROM_UNIXTIME) formatted with MySQL's % specifiers. */
+  /** A date-time (or epoch seconds through FROM_UNIXTIME) formatted with MySQL's % specifiers. */
   DATE_FORMAT(2, "DATE_FORMAT"),
   /** when, then, when, then, ..., else (NULL when the statement has none): the first TRUE when's then. */
   CASE(-1, "CASE"),

@@ -5,7 +5,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 
 /**
- * A DATETIME value (UTC wall-clock time) with the number of fractional-second digits MySQL would show, as {@code
+ * A DATETIME value (wall-clock time in the session time zone) with the number of fractional-second digits MySQL would show, as {@code
  * FROM_UNIXTIME(created_time / 1000)} gives four; or a DATE ({@code dateOnly}: midnight, shown without a time), which
  * compares with a DATETIME as that midnight, as in MySQL.
  */

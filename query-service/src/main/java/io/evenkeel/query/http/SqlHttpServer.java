@@ -21,6 +21,8 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import io.evenkeel.query.expr.SessionTimeZone;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * The query service's HTTP API (Jetty, no servlet layer):
  *
  * <ul>
- *   <li>{@code POST /sql} {@code {"sql": "...", "params": [...], "allow_partial": false}} → {@code {"columns",
+ *   <li>{@code POST /sql} {@code {"sql": "...", "params": [...], "allow_partial": false, "time_zone": "+00:00"}}
+ *       (the session time zone of date functions, UTC by default) → {@code {"columns",
  *       "rows", "took_ms", "shards": {"total", "succeeded", "failed"}}} ({@code "possibly_stale"} and {@code
  *       "stale_reason"} when the routing rules may be out of date; {@code "cursor"} when a full page of a LIMIT
  *       query may have more rows after it: {@code {"cursor": "..."}} asks for the next page); {@code EXPLAIN SELECT
@@ -397,7 +400,9 @@ public final class SqlHttpServer implements AutoCloseable {
           + "alone); got: " + abbreviate(text));
     }
     List<Object> params = params(body.path("params"));
-    QueryResult result = admitted(() -> service.execute(body.get("sql").asText(), params, allowPartial, access));
+    ZoneId timeZone = timeZone(body.path("time_zone"));
+    QueryResult result = admitted(() -> service.execute(body.get("sql").asText(), params, timeZone, allowPartial,
+        access));
     return SqlAnswer.of(result, service.holdAnswer(result));
   }
 
@@ -411,6 +416,22 @@ public final class SqlHttpServer implements AutoCloseable {
       return work.get();
     } finally {
       running.release();
+    }
+  }
+
+  /** The session time zone a request names ({@code "time_zone": "+08:00"}), or UTC. */
+  private static ZoneId timeZone(JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return SessionTimeZone.DEFAULT;
+    }
+    if (!node.isTextual()) {
+      throw new HttpError(400, "\"time_zone\" must be a string such as \"+08:00\" or \"Asia/Shanghai\"; got: "
+          + abbreviate(node.toString()));
+    }
+    try {
+      return SessionTimeZone.parse(node.asText());
+    } catch (IllegalArgumentException e) {
+      throw new HttpError(400, "\"time_zone\": " + abbreviate(e.getMessage()));
     }
   }
 

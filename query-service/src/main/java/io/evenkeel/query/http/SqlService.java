@@ -3,6 +3,7 @@ package io.evenkeel.query.http;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.parse.AttributeFrequency;
 import io.evenkeel.query.result.QueryResult;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Set;
 
@@ -14,9 +15,9 @@ public interface SqlService {
   /**
    * Runs one statement as {@code access} allows (a tenant key's statement only ever reads its tenants' rows). With
    * {@code allowPartial}, shards that fail are reported in the result instead of failing
-   * the query with a 504.
+   * the query with a 504. {@code timeZone} is the session time zone date functions work in.
    */
-  QueryResult execute(String sql, List<Object> params, boolean allowPartial, Access access);
+  QueryResult execute(String sql, List<Object> params, ZoneId timeZone, boolean allowPartial, Access access);
 
   /**
    * The next page of a paged query: {@code cursor} is the token a page answered with ({@link QueryResult#cursor()});

@@ -7,6 +7,7 @@ import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.query.parse.StatementParser;
 import java.math.BigDecimal;
 import java.util.Arrays;
+import java.time.ZoneId;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,7 @@ class CursorTest {
   void aTokenGivesBackItsStatementParametersAndPositionExactly() {
     List<Object> after = Arrays.asList(new BigDecimal("12.50"), null, "nick ' \" é", Long.MIN_VALUE, 7L);
     Cursor cursor = new Cursor("SELECT * FROM transaction_logs WHERE tenant_id = ? LIMIT 10", List.of(3L, true),
-        after);
+        ZoneId.of("Asia/Shanghai"), after);
     Cursor decoded = Cursor.decode(cursor.encode());
     assertThat(decoded).isEqualTo(cursor);
     assertThat(((BigDecimal) decoded.after().get(0)).scale()).isEqualTo(2);

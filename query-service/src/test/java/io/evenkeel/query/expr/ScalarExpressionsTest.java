@@ -147,6 +147,27 @@ class ScalarExpressionsTest {
     assertThat(SqlValues.output(eval("0 || 7 DIV 2"))).isEqualTo(1L);
   }
 
+  @ParameterizedTest(name = "{0} in {1} = {2}")
+  @CsvSource(delimiter = '|', textBlock = """
+      FROM_UNIXTIME(1700000000)                         | +08:00        | 2023-11-15 06:13:20
+      HOUR(FROM_UNIXTIME(created_time / 1000))          | -5:00         | 17
+      DATE(FROM_UNIXTIME(created_time / 1000))          | Asia/Shanghai | 2023-11-15
+      UNIX_TIMESTAMP('2023-11-15 06:13:20')             | +08:00        | 1700000000
+      UNIX_TIMESTAMP('2024-07-01 00:00:00')             | Europe/Berlin | 1719784800
+      FROM_UNIXTIME(1704067200)                         | UTC           | 2024-01-01 00:00:00
+      """)
+  void dateFunctionsWorkInTheSessionTimeZone(String expression, String zone, String expected) {
+    Evaluator evaluator = new Evaluator((chars, function) -> { }, SessionTimeZone.parse(zone));
+    assertThat(SqlValues.output(evaluator.eval(parse(expression), ROW)).toString()).isEqualTo(expected);
+  }
+
+  @Test
+  void timeZonesAreNamedAsMySqlNamesThem() {
+    assertThatThrownBy(() -> SessionTimeZone.parse("+14:01")).hasMessageContaining("out of range (-13:59 to +14:00)");
+    assertThatThrownBy(() -> SessionTimeZone.parse("Mars/Olympus")).hasMessageContaining("unknown time zone");
+    assertThat(SessionTimeZone.parse("-13:59").getId()).isEqualTo("-13:59");
+  }
+
   @ParameterizedTest(name = "{0}: {1}")
   @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
       ABS('x')                               | ABS needs a number; got string 'x'
@@ -174,7 +195,8 @@ class ScalarExpressionsTest {
   @Test
   void textThatFunctionsBuildIsChargedToTheQuery() {
     Map<String, Long> charged = new TreeMap<>();
-    Evaluator evaluator = new Evaluator((chars, function) -> charged.merge(function, chars, Long::sum));
+    Evaluator evaluator = new Evaluator((chars, function) -> charged.merge(function, chars, Long::sum),
+        SessionTimeZone.DEFAULT);
     for (String expression : List.of("CONCAT(seller_nick, '-', quantity)", "LPAD('7', 3, '0')",
         "REPLACE('aXbX', 'X', '--')", "UPPER(seller_nick)", "SUBSTRING('hello', 2)")) {
       evaluator.eval(parse(expression), ROW);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
+import io.evenkeel.query.expr.SessionTimeZone;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
@@ -46,7 +47,7 @@ class ExplainTest {
   }
 
   private static String explain(QueryService service, String sql) {
-    return service.execute("EXPLAIN " + sql, List.of(), false, Access.ALL).rows().stream()
+    return service.execute("EXPLAIN " + sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL).rows().stream()
         .map(row -> (String) row.get(0)).collect(Collectors.joining("\n"));
   }
 

@@ -122,6 +122,20 @@ public final class ReferenceDatabase implements AutoCloseable {
   }
 
   /** The rows of a query, each value a Long, BigDecimal, String or null. */
+  /** {@code sql}'s rows with the session time zone {@code timeZone} ('+08:00'), then back to UTC. */
+  public List<List<Object>> queryInTimeZone(String sql, String timeZone) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("SET time_zone = '" + timeZone.replace("'", "") + "'");
+    }
+    try {
+      return query(sql);
+    } finally {
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("SET time_zone = '+00:00'");
+      }
+    }
+  }
+
   public List<List<Object>> query(String sql) throws SQLException {
     List<List<Object>> rows = new ArrayList<>();
     try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {

@@ -56,6 +56,14 @@ public final class SqlClient {
     return send(HttpRequest.newBuilder(uri("/sql")).POST(HttpRequest.BodyPublishers.ofString(request.toString())));
   }
 
+  /** {@code sql} with the session time zone {@code timeZone}. */
+  public Answer inTimeZone(String sql, String timeZone) {
+    ObjectNode request = JSON.createObjectNode();
+    request.put("sql", sql);
+    request.put("time_zone", timeZone);
+    return send(HttpRequest.newBuilder(uri("/sql")).POST(HttpRequest.BodyPublishers.ofString(request.toString())));
+  }
+
   /** The page after the one that answered with {@code cursor}. */
   public Answer next(String cursor) {
     ObjectNode request = JSON.createObjectNode();
