@@ -66,7 +66,8 @@ class PackageGraphTest {
 
   @Test
   void theBaseModulesDependOnNoServer() {
-    noClasses().that().resideInAnyPackage("io.evenkeel.schemas..", "io.evenkeel.workload..", "io.evenkeel.cdc..")
+    noClasses().that().resideInAnyPackage("io.evenkeel.schemas..", "io.evenkeel.expr..", "io.evenkeel.workload..",
+            "io.evenkeel.cdc..")
         .should().dependOnClassesThat().resideInAnyPackage("io.evenkeel.router..", "io.evenkeel.cluster..",
             "io.evenkeel.shard..", "io.evenkeel.ingest..", "io.evenkeel.query..", "io.evenkeel.launcher..",
             "io.evenkeel.embedded..")

@@ -6,9 +6,10 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 
 import io.evenkeel.benchmarks.report.ExperimentOutput;
 import io.evenkeel.benchmarks.report.PaperReport;
+import io.evenkeel.expr.SessionTimeZone;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -93,9 +94,9 @@ public final class FrequencyIndexBenchmark {
         List<String> hotKeys = new ArrayList<>(hot);
         for (int i = 0; i < 50; i++) { // warm-up
           String sql = query(random, tenants, hotKeys, i);
-          on.execute(sql, List.of(), false, Access.ALL);
-          off.execute(sql, List.of(), false, Access.ALL);
-          listed.execute(sql, List.of(), false, Access.ALL);
+          on.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
+          off.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
+          listed.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
         }
         List<Double> timesOn = new ArrayList<>();
         List<Double> timesOff = new ArrayList<>();
@@ -206,7 +207,7 @@ public final class FrequencyIndexBenchmark {
 
   private static QueryResult timed(QueryService service, String sql, List<Double> times) {
     long started = System.nanoTime();
-    QueryResult result = service.execute(sql, List.of(), false, Access.ALL);
+    QueryResult result = service.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
   }

@@ -6,6 +6,7 @@ import static io.evenkeel.benchmarks.query.BenchmarkFigures.percentile;
 import static io.evenkeel.benchmarks.query.BenchmarkFigures.stringArg;
 
 import io.evenkeel.cluster.placement.ShardPlacement;
+import io.evenkeel.expr.SessionTimeZone;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.optimize.OptimizerRules;
@@ -113,8 +114,8 @@ public final class QueryOptimizerBenchmark {
       List<Double> totalOff, List<Sample> samples) {
     for (int i = 0; i < 200; i++) { // warm-up: JIT, caches
       String sql = query(random, select, window, topTenants[i % topTenants.length], i, first, last);
-      on.execute(sql, List.of(), false, Access.ALL);
-      off.execute(sql, List.of(), false, Access.ALL);
+      on.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
+      off.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
     }
     System.out.println("tenant  share  plan      mean ms   p50 ms   p99 ms   shard search ms (mean, summed over shards)");
     List<Double> allOn = new ArrayList<>();
@@ -202,7 +203,7 @@ public final class QueryOptimizerBenchmark {
 
   private static QueryResult timed(QueryService service, String sql, List<Double> times) {
     long started = System.nanoTime();
-    QueryResult result = service.execute(sql, List.of(), false, Access.ALL);
+    QueryResult result = service.execute(sql, List.of(), SessionTimeZone.DEFAULT, false, Access.ALL);
     times.add((System.nanoTime() - started) / 1e6);
     return result;
   }

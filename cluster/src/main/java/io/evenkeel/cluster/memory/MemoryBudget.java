@@ -86,6 +86,11 @@ public final class MemoryBudget {
 
     private Reservation() {}
 
+    /** What one request may hold (its budget's {@link MemoryBudget#requestLimit()}). */
+    public long requestLimit() {
+      return requestLimit;
+    }
+
     /**
      * Takes {@code bytes} more for {@code what} (words that finish "the request needs more memory for ...", such as
      * "100,001 groups"), or throws {@link Exceeded} and takes nothing.

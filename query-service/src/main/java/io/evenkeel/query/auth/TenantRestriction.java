@@ -1,7 +1,7 @@
 package io.evenkeel.query.auth;
 
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.Op;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.Op;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.query.result.QueryException;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import io.evenkeel.query.expr.SessionTimeZone;
+import io.evenkeel.expr.SessionTimeZone;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Base64;

@@ -2,8 +2,8 @@ package io.evenkeel.query.execute;
 
 import io.evenkeel.cluster.memory.ByteSize;
 import io.evenkeel.cluster.memory.MemoryBudget;
-import io.evenkeel.query.expr.Evaluator;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.merge.Groups;
 import io.evenkeel.query.merge.RowMerger;
 import io.evenkeel.query.merge.ValueOrder;
@@ -50,6 +50,7 @@ public final class QueryExecution {
   private static final int ANSWER_BYTES_PER_BYTE = 3;
 
   private final Evaluator evaluator;
+  private final ZoneId timeZone;
   private final List<ShardFailure> failures = new ArrayList<>();
   private final MemoryBudget.Reservation memory;
   private final long maxResultRows;
@@ -69,8 +70,19 @@ public final class QueryExecution {
     this.maxResultRows = maxResultRows;
     // Text that CONCAT, REPLACE or LPAD build counts as the memory it takes (2 bytes a char): a query that would
     // build gigabytes of it gets the budget's 400 or 429, not the service's heap.
+    this.timeZone = timeZone;
     this.evaluator = new Evaluator((chars, function) -> reserveBytes(2 * chars, "text built by " + function),
         timeZone);
+  }
+
+  /**
+   * A shard query of the plan's filter, with what its row conditions need: the session time zone, and the text
+   * they may build (what the query's memory budget would let the service build, at 2 bytes a character).
+   */
+  private Query.Builder shardQuery() {
+    long limit = memory.requestLimit();
+    return Query.newBuilder().setFilter(plan.filter()).setTimeZone(timeZone.getId())
+        .setMaxBuiltTextChars(limit == Long.MAX_VALUE ? 0 : limit / 2);
   }
 
   /** The output rows, in order; a 400 when there are more than {@code maxResultRows}. */
@@ -146,7 +158,7 @@ public final class QueryExecution {
       return List.of();
     }
     boolean rowsInHits = plan.rowsInHits(shards.length);
-    Query query = Query.newBuilder().setFilter(plan.filter()).addAllSort(plan.sort())
+    Query query = shardQuery().addAllSort(plan.sort())
         .setLimit(plan.hitsPerShard()).setOrderedByComposite(plan.orderedByComposite())
         .addAllColumns(plan.hitColumns()).setIncludeRows(rowsInHits).build();
     Map<Integer, SearchResponse> responses = search(query);
@@ -207,7 +219,7 @@ public final class QueryExecution {
    * cannot reach is refused at once; true when the page starts after every match.
    */
   private boolean beyondEveryMatch() {
-    Map<Integer, SearchResponse> counts = search(Query.newBuilder().setFilter(plan.filter()).setTrackTotal(true)
+    Map<Integer, SearchResponse> counts = search(shardQuery().setTrackTotal(true)
         .build());
     long matches = counts.values().stream().mapToLong(SearchResponse::getTotal).sum();
     if (matches <= statement.offset()) {
@@ -235,7 +247,7 @@ public final class QueryExecution {
 
   private List<List<Object>> aggregateOnShards() {
     // The shards stop at the caps the merge applies: one shard over them is enough to know the answer is.
-    Query query = Query.newBuilder().setFilter(plan.filter()).addAllAggregations(plan.shardAggregations())
+    Query query = shardQuery().addAllAggregations(plan.shardAggregations())
         .addAllGroupBy(plan.shardGroupBy()).setMaxGroups(Groups.MAX_GROUPS)
         .setMaxDistinctValues(Groups.MAX_DISTINCT_VALUES).build();
     Groups groups = new Groups(statement, plan.aggregates(), evaluator);
@@ -245,7 +257,7 @@ public final class QueryExecution {
 
   /** Every row the shard filter selects, filtered by the whole WHERE clause when part of it is a service scan. */
   private List<TableRow> fetchCandidates() {
-    Query query = Query.newBuilder().setFilter(plan.filter()).setLimit(Optimizer.MAX_HITS_PER_SHARD)
+    Query query = shardQuery().setLimit(Optimizer.MAX_HITS_PER_SHARD)
         .setIncludeRows(true).setTrackTotal(true).build();
     List<TableRow> rows = new ArrayList<>();
     search(query).forEach((shard, response) -> {

@@ -1,6 +1,6 @@
 package io.evenkeel.query.execute;
 
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;

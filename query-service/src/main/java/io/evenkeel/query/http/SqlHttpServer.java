@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.evenkeel.expr.ExpressionException;
+import io.evenkeel.expr.SessionTimeZone;
 import io.evenkeel.query.auth.Access;
 import io.evenkeel.query.auth.ApiKeys;
 import io.evenkeel.query.console.Console;
@@ -21,7 +23,6 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import io.evenkeel.query.expr.SessionTimeZone;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,6 +260,9 @@ public final class SqlHttpServer implements AutoCloseable {
       if (status == 429 || status == 503) {
         response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
       }
+    } catch (ExpressionException e) {
+      status = 400;
+      body = error(400, e.getMessage(), List.of());
     } catch (ApiKeys.TooManyFailures e) {
       status = 429;
       body = error(429, e.getMessage(), List.of());

@@ -1,8 +1,8 @@
 package io.evenkeel.query.merge;
 
-import io.evenkeel.query.expr.AggregateFunction;
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.AggregateFunction;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Value;

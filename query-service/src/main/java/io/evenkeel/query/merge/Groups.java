@@ -1,10 +1,10 @@
 package io.evenkeel.query.merge;
 
-import io.evenkeel.query.expr.Env;
-import io.evenkeel.query.expr.Evaluator;
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.SqlValues;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.Env;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.SqlValues;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;

@@ -1,8 +1,8 @@
 package io.evenkeel.query.merge;
 
-import io.evenkeel.query.expr.Evaluator;
-import io.evenkeel.query.expr.SqlValues;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.SqlValues;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.merge;
 
-import io.evenkeel.query.expr.ValueKind;
+import io.evenkeel.expr.ValueKind;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.query.parse.Statement;
 import io.evenkeel.query.parse.UnionStatement;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.merge;
 
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.schemas.shard.Value;
 import java.math.BigDecimal;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.expr.Op;
+import io.evenkeel.expr.Op;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

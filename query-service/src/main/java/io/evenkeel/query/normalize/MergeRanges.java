@@ -1,7 +1,7 @@
 package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.expr.Op;
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.Op;
+import io.evenkeel.expr.SqlValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

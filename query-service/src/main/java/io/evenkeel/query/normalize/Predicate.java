@@ -1,7 +1,7 @@
 package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.Op;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.Op;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.stream.Collectors;

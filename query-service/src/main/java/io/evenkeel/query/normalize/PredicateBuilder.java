@@ -1,8 +1,8 @@
 package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.Op;
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.Op;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.ColumnType;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.normalize;
 
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.SqlValues;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.query.expr.Op;
+import io.evenkeel.expr.Op;
 import io.evenkeel.query.normalize.Field;
 import io.evenkeel.query.normalize.Predicate;
 import java.util.List;

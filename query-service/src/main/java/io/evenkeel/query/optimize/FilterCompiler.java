@@ -1,6 +1,9 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.query.normalize.Predicate;
+import io.evenkeel.query.normalize.PredicateExpressions;
 import io.evenkeel.schemas.shard.AccessPath;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.CompositeRange;
@@ -18,8 +21,9 @@ import java.math.BigDecimal;
 /**
  * An {@link AccessPlan} as the shards' structured filter. The shards use Lucene's boolean semantics, where a NULL
  * column matches no predicate and so passes a {@code must_not}: every negated leaf therefore also requires the
- * column to exist, which gives SQL's answer ({@code status != 1} excludes rows whose status is NULL). Service scans
- * compile to match-all: the service applies them to the rows it gets.
+ * column to exist, which gives SQL's answer ({@code status != 1} excludes rows whose status is NULL). A service
+ * scan's condition goes to the shards as a row condition, which they test on each candidate row; one that cannot
+ * travel ({@link ExpressionCodec#encodable}) compiles to match-all, and the service applies it to the rows it gets.
  */
 public final class FilterCompiler {
   private static final Filter MATCH_ALL = Filter.newBuilder().setMatchAll(MatchAll.getDefaultInstance()).build();
@@ -69,10 +73,17 @@ public final class FilterCompiler {
     if (plan instanceof AccessPlan.DocValuesScan scan) {
       return leaf(scan.leaf(), AccessPath.DOC_VALUES);
     }
-    if (plan instanceof AccessPlan.ServiceScan) {
-      return MATCH_ALL;
+    if (plan instanceof AccessPlan.ServiceScan scan) {
+      Expr condition = PredicateExpressions.of(scan.condition());
+      return ExpressionCodec.encodable(condition)
+          ? Filter.newBuilder().setRowCondition(ExpressionCodec.encode(condition)).build() : MATCH_ALL;
     }
     return ((AccessPlan.Constant) plan).all() ? MATCH_ALL : MATCH_NONE;
+  }
+
+  /** Whether the shards test {@code scan}'s condition themselves (else the service must, on the rows it gets). */
+  static boolean onShards(AccessPlan.ServiceScan scan) {
+    return ExpressionCodec.encodable(PredicateExpressions.of(scan.condition()));
   }
 
   private static Filter leaf(Predicate leaf, AccessPath access) {

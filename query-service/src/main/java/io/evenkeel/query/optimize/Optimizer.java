@@ -1,7 +1,7 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.query.expr.AggregateFunction;
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.AggregateFunction;
+import io.evenkeel.expr.Expr;
 import io.evenkeel.query.normalize.Normalizer;
 import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.query.normalize.PredicateBuilder;
@@ -126,9 +126,10 @@ public final class Optimizer {
     return group.result();
   }
 
+  /** Whether the plan has a service scan whose condition the shards cannot test: the service then must. */
   private static boolean containsServiceScan(AccessPlan plan) {
-    if (plan instanceof AccessPlan.ServiceScan) {
-      return true;
+    if (plan instanceof AccessPlan.ServiceScan scan) {
+      return !FilterCompiler.onShards(scan);
     }
     if (plan instanceof AccessPlan.Conjunction conjunction) {
       return conjunction.parts().stream().anyMatch(Optimizer::containsServiceScan);

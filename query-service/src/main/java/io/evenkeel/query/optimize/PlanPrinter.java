@@ -39,7 +39,8 @@ public final class PlanPrinter {
     } else if (plan instanceof AccessPlan.DocValuesScan scan) {
       lines.add(indent + "doc-values scan: " + scan.leaf());
     } else if (plan instanceof AccessPlan.ServiceScan scan) {
-      lines.add(indent + "service scan of candidate rows: " + scan.condition());
+      lines.add(indent + (FilterCompiler.onShards(scan) ? "row condition on the shards' candidate rows: "
+          : "service scan of candidate rows: ") + scan.condition());
     } else {
       lines.add(indent + (((AccessPlan.Constant) plan).all() ? "all rows" : "no rows"));
     }

@@ -1,6 +1,6 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.Expr;
 import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.schemas.shard.Aggregation;

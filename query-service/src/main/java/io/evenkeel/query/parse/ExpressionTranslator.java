@@ -1,9 +1,9 @@
 package io.evenkeel.query.parse;
 
-import io.evenkeel.query.expr.AggregateFunction;
-import io.evenkeel.query.expr.Expr;
-import io.evenkeel.query.expr.Op;
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.AggregateFunction;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.Op;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;

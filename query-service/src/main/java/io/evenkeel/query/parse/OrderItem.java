@@ -1,6 +1,6 @@
 package io.evenkeel.query.parse;
 
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.Expr;
 
 /** One ORDER BY key (aliases and ordinals already resolved to their select expressions). */
 public record OrderItem(Expr expr, boolean descending) {

@@ -1,6 +1,6 @@
 package io.evenkeel.query.parse;
 
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.Expr;
 import java.util.List;
 
 /**

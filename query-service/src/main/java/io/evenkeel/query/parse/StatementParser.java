@@ -2,7 +2,7 @@ package io.evenkeel.query.parse;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.Expr;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;

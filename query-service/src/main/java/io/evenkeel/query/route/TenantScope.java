@@ -1,7 +1,7 @@
 package io.evenkeel.query.route;
 
-import io.evenkeel.query.expr.Op;
-import io.evenkeel.query.expr.SqlValues;
+import io.evenkeel.expr.Op;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.query.normalize.Field;
 import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.query.normalize.Values;

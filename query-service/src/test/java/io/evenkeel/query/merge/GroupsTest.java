@@ -2,8 +2,8 @@ package io.evenkeel.query.merge;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.evenkeel.query.expr.Evaluator;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.optimize.QueryPlan;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.evenkeel.cluster.placement.ShardPlacement;
 import io.evenkeel.query.QueryService;
 import io.evenkeel.query.auth.Access;
-import io.evenkeel.query.expr.SessionTimeZone;
+import io.evenkeel.expr.SessionTimeZone;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
@@ -169,17 +169,18 @@ class ExplainTest {
   }
 
   @Test
-  void sharedConjunctIsFactoredOutAndColdAttributeIsAServiceScan() {
+  void sharedConjunctIsFactoredOutAndColdAttributeIsTestedOnTheShardsRows() {
     assertThat(explain(optimized, "SELECT row_id FROM transaction_logs "
         + "WHERE (tenant_id = 7 AND quantity > 3) OR (tenant_id = 7 AND attr('color') = 'red') LIMIT 5"))
         .isEqualTo("""
             where: (tenant_id = 7 AND (quantity > 3 OR attr('color') = 'red'))
             access:
               intersect
-                service scan of candidate rows: (quantity > 3 OR attr('color') = 'red')
+                row condition on the shards' candidate rows: (quantity > 3 OR attr('color') = 'red')
                 index: tenant_id = 7
             route: 4 of 8 shards by dynamic: tenant 7 -> [6..1]
-            execution: fetch candidate rows, filter in the service, LIMIT 5""");
+            execution: one phase: top 5 hits per shard by (tenant_id, row_id) with row_id from doc values, merge, \
+            LIMIT 5 (covered: no fetch)""");
   }
 
   @Test
@@ -194,12 +195,12 @@ class ExplainTest {
           .contains("""
               access:
                 intersect
-                  service scan of candidate rows: attr('size') = 'M'
+                  row condition on the shards' candidate rows: attr('size') = 'M'
                   index: attr('color') = 'red'
               """);
     }
     assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE attr('color') = 'red'"))
-        .contains("service scan of candidate rows: attr('color') = 'red'");
+        .contains("row condition on the shards' candidate rows: attr('color') = 'red'");
   }
 
   @Test
@@ -221,15 +222,15 @@ class ExplainTest {
   }
 
   @Test
-  void expressionsAreServiceScansAndSortingByThemHappensInTheService() {
+  void expressionsAreTestedOnTheShardsRowsAndSortingByThemHappensInTheService() {
     assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE price * quantity > 100 "
         + "ORDER BY IFNULL(quantity, 0) DESC LIMIT 3"))
         .isEqualTo("""
             where: ((price * quantity) > 100)
             access:
-              service scan of candidate rows: ((price * quantity) > 100)
+              row condition on the shards' candidate rows: ((price * quantity) > 100)
             route: all 8 shards (no tenant_id = or IN in the WHERE clause)
-            execution: fetch candidate rows, filter in the service, ORDER BY IFNULL(quantity, 0) DESC, LIMIT 3""");
+            execution: fetch candidate rows, ORDER BY IFNULL(quantity, 0) DESC, LIMIT 3""");
   }
 
   @Test

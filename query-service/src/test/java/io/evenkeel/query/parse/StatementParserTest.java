@@ -3,7 +3,7 @@ package io.evenkeel.query.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.evenkeel.query.expr.Expr;
+import io.evenkeel.expr.Expr;
 import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.util.ArrayList;

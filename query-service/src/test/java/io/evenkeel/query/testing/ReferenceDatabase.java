@@ -1,7 +1,7 @@
 package io.evenkeel.query.testing;
 
 import io.evenkeel.embedded.MariaDbServer;
-import io.evenkeel.query.expr.TableRow;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
 import java.nio.file.Path;

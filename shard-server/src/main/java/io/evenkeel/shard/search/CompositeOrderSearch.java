@@ -38,6 +38,7 @@ final class CompositeOrderSearch {
   static List<FieldDoc> topHits(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request, Sort sort)
       throws IOException {
     Filter filter = request.getFilter();
+    RowConditions conditions = RowConditions.of(request);
     CompositeRange range = compositeOf(filter);
     long[] bounds = QueryTranslator.compositeBounds(range);
     if (request.getSortCount() == 0 || !request.getSort(0).getField().equals(CREATED_TIME)) {
@@ -61,7 +62,7 @@ final class CompositeOrderSearch {
     }
     long rows = new CompositeRangeQuery(tenant, low, tenant, high).estimateRows(searcher.getIndexReader());
     if (rows <= Math.max(MIN_ROWS_TO_SLICE, 16L * limit)) {
-      return search(searcher, withSlice(filter, range, tenant, low, high), limit, sort);
+      return search(searcher, withSlice(filter, range, tenant, low, high), limit, sort, conditions);
     }
     boolean descending = request.getSort(0).getDescending();
     double span = (double) high - low + 1;
@@ -71,7 +72,8 @@ final class CompositeOrderSearch {
     while (true) {
       long from = descending ? (cursor - low < step ? low : cursor - step + 1) : cursor;
       long to = descending ? cursor : (high - cursor < step ? high : cursor + step - 1);
-      hits.addAll(search(searcher, withSlice(filter, range, tenant, from, to), limit - hits.size(), sort));
+      hits.addAll(search(searcher, withSlice(filter, range, tenant, from, to), limit - hits.size(), sort,
+          conditions));
       if (hits.size() == limit || (descending ? from == low : to == high)) {
         return hits;
       }
@@ -80,10 +82,11 @@ final class CompositeOrderSearch {
     }
   }
 
-  private static List<FieldDoc> search(IndexSearcher searcher, Filter filter, int limit, Sort sort)
+  private static List<FieldDoc> search(IndexSearcher searcher, Filter filter, int limit, Sort sort,
+      RowConditions conditions)
       throws IOException {
     List<FieldDoc> hits = new ArrayList<>();
-    for (ScoreDoc doc : searcher.search(QueryTranslator.liveRows(filter), limit, sort).scoreDocs) {
+    for (ScoreDoc doc : searcher.search(QueryTranslator.liveRows(filter, conditions), limit, sort).scoreDocs) {
       hits.add((FieldDoc) doc);
     }
     return hits;

@@ -2,6 +2,7 @@ package io.evenkeel.shard.search;
 
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.CompositeRange;
+import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Range;
 import io.evenkeel.schemas.shard.Term;
@@ -53,26 +54,31 @@ public final class QueryTranslator {
 
   private QueryTranslator() {}
 
-  /** The query for live rows (never tombstones) that match {@code filter}. */
+  /** The query for live rows (never tombstones) that match {@code filter}, its row conditions in UTC. */
   public static Query liveRows(Filter filter) {
+    return liveRows(filter, RowConditions.unbounded());
+  }
+
+  /** The query for live rows (never tombstones) that match {@code filter}, its row conditions in {@code rows}. */
+  static Query liveRows(Filter filter, RowConditions rows) {
     Query matching = filter == null || filter.getKindCase() == Filter.KindCase.KIND_NOT_SET
         ? new MatchAllDocsQuery()
-        : translate(filter);
+        : translate(filter, rows);
     return new BooleanQuery.Builder()
         .add(matching, BooleanClause.Occur.FILTER)
         .add(new TermQuery(new org.apache.lucene.index.Term(IndexFields.TOMBSTONE, "T")), BooleanClause.Occur.MUST_NOT)
         .build();
   }
 
-  static Query translate(Filter filter) {
+  static Query translate(Filter filter, RowConditions rows) {
     String field = attributeField(filter);
     if (field == null) {
-      return indexed(filter);
+      return indexed(filter, rows);
     }
     String key = field.substring(IndexFields.ATTRIBUTE_PREFIX.length());
     Query marked = new TermQuery(new org.apache.lucene.index.Term(IndexFields.HOT_KEYS, key));
     Query fromIndex = new BooleanQuery.Builder()
-        .add(indexed(filter), BooleanClause.Occur.FILTER)
+        .add(indexed(filter, rows), BooleanClause.Occur.FILTER)
         .add(marked, BooleanClause.Occur.FILTER)
         .build();
     Query fromStoredRows = new BooleanQuery.Builder()
@@ -146,17 +152,18 @@ public final class QueryTranslator {
     return "'" + text.replace("'", "''") + "'";
   }
 
-  private static Query indexed(Filter filter) {
+  private static Query indexed(Filter filter, RowConditions rows) {
     return switch (filter.getKindCase()) {
       case MATCH_ALL -> new MatchAllDocsQuery();
       case TERM -> term(filter.getTerm());
       case TERMS -> terms(filter.getTerms());
       case RANGE -> range(filter.getRange());
       case MATCH -> match(filter.getMatch().getField(), filter.getMatch().getText());
-      case BOOL -> bool(filter.getBool());
+      case BOOL -> bool(filter.getBool(), rows);
       case EXISTS -> exists(filter.getExists().getField());
       case LIKE -> like(filter.getLike().getField(), filter.getLike().getPattern());
       case COMPOSITE_RANGE -> compositeRange(filter.getCompositeRange());
+      case ROW_CONDITION -> new RowConditionQuery(ExpressionCodec.decode(filter.getRowCondition()), rows);
       case KIND_NOT_SET -> throw new IllegalArgumentException("a filter must set one kind (term, range, bool, ...)");
     };
   }
@@ -249,22 +256,22 @@ public final class QueryTranslator {
     return query == null ? new MatchNoDocsQuery("no words in '" + text + "'") : query;
   }
 
-  private static Query bool(Bool bool) {
+  private static Query bool(Bool bool, RowConditions rows) {
     BooleanQuery.Builder builder = new BooleanQuery.Builder();
     boolean positive = false;
     for (Filter must : bool.getMustList()) {
-      builder.add(translate(must), BooleanClause.Occur.FILTER);
+      builder.add(translate(must, rows), BooleanClause.Occur.FILTER);
       positive = true;
     }
     for (Filter should : bool.getShouldList()) {
-      builder.add(translate(should), BooleanClause.Occur.SHOULD);
+      builder.add(translate(should, rows), BooleanClause.Occur.SHOULD);
     }
     if (bool.getShouldCount() > 0) {
       builder.setMinimumNumberShouldMatch(1);
       positive = true;
     }
     for (Filter mustNot : bool.getMustNotList()) {
-      builder.add(translate(mustNot), BooleanClause.Occur.MUST_NOT);
+      builder.add(translate(mustNot, rows), BooleanClause.Occur.MUST_NOT);
     }
     if (!positive) {
       builder.add(new MatchAllDocsQuery(), BooleanClause.Occur.FILTER);

@@ -95,7 +95,8 @@ public final class ShardSearch {
       return null;
     }
     int hits = Math.min(request.getLimit(),
-        searcher.count(QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null)));
+        searcher.count(QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null,
+            RowConditions.of(request))));
     long bytes = hits > ROWS_WORTH_ESTIMATING ? 2L * hits * meanRowBytes(searcher.getIndexReader()) : 0;
     return new RowEstimate(hits, bytes);
   }
@@ -110,7 +111,8 @@ public final class ShardSearch {
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
     }
-    Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null);
+    Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null,
+        RowConditions.of(request));
     SearchResponse.Builder response = SearchResponse.newBuilder();
     List<Column> sortColumns = sortColumns(request);
     List<Column> columns = DocValuesColumns.require(request.getColumnsList());

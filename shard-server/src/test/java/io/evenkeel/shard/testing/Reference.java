@@ -1,5 +1,8 @@
 package io.evenkeel.shard.testing;
 
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.ExpressionCodec;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.shard.Bool;
 import io.evenkeel.schemas.shard.Filter;
@@ -63,6 +66,8 @@ public final class Reference {
         long[] upper = {range.getUpper(0).getLongValue(), range.getUpper(1).getLongValue()};
         yield Arrays.compare(key, lower) >= 0 && Arrays.compare(key, upper) <= 0;
       }
+      // The dialect's own evaluator defines a row condition's meaning.
+      case ROW_CONDITION -> new Evaluator().isTrue(ExpressionCodec.decode(filter.getRowCondition()), TableRow.of(row));
       case KIND_NOT_SET -> throw new IllegalArgumentException("empty filter");
     };
   }

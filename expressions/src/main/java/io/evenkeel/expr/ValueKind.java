@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.TransactionLogsTable;

@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 /** What an expression reads: one row's columns and attributes, or one group's aggregates. */
 public interface Env {

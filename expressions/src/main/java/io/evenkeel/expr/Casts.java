@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -51,7 +50,7 @@ final class Casts {
     BigDecimal exact = exact(value);
     BigDecimal whole = exact.setScale(0, RoundingMode.HALF_UP);
     if (whole.compareTo(LONG_MIN) < 0 || whole.compareTo(LONG_MAX) > 0) {
-      throw QueryException.invalid("BIGINT value is out of range in CAST(" + exact.toPlainString() + " AS SIGNED)");
+      throw ExpressionException.invalid("BIGINT value is out of range in CAST(" + exact.toPlainString() + " AS SIGNED)");
     }
     return whole.longValueExact();
   }

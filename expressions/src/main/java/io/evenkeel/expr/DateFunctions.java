@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.DateTimeException;
@@ -53,7 +52,7 @@ final class DateFunctions {
       try {
         return valueOf(name.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw QueryException.unsupported("INTERVAL ... " + name + " (units are SECOND, MINUTE, HOUR, DAY, WEEK, "
+        throw ExpressionException.unsupported("INTERVAL ... " + name + " (units are SECOND, MINUTE, HOUR, DAY, WEEK, "
             + "MONTH, QUARTER, YEAR)");
       }
     }
@@ -108,7 +107,7 @@ final class DateFunctions {
       return null;
     }
     if (!(MathFunctions.number(amount, "INTERVAL") instanceof Long n)) {
-      throw QueryException.invalid("INTERVAL takes a whole number; got " + SqlValues.describe(amount));
+      throw ExpressionException.invalid("INTERVAL takes a whole number; got " + SqlValues.describe(amount));
     }
     LocalDateTime moved = unit.add(t.value(), n);
     return t.dateOnly() && unit.ofDays() ? SqlDateTime.ofDate(moved.toLocalDate())
@@ -130,7 +129,7 @@ final class DateFunctions {
     if (value instanceof String text) {
       return parse(text);
     }
-    throw QueryException.invalid(function + " needs a date or date-time, such as FROM_UNIXTIME(created_time / 1000) or"
+    throw ExpressionException.invalid(function + " needs a date or date-time, such as FROM_UNIXTIME(created_time / 1000) or"
         + " '2024-05-01'; got " + SqlValues.describe(value));
   }
 

@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.table.Column;

@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
@@ -41,7 +40,7 @@ final class MathFunctions {
         return null;
       }
       if (x == Long.MIN_VALUE && y == -1) {
-        throw QueryException.invalid("BIGINT value is out of range in (" + x + " DIV " + y + ")");
+        throw ExpressionException.invalid("BIGINT value is out of range in (" + x + " DIV " + y + ")");
       }
       return x / y;
     }
@@ -51,7 +50,7 @@ final class MathFunctions {
     }
     BigDecimal quotient = SqlValues.decimal(a).divideToIntegralValue(divisor);
     if (quotient.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw QueryException.invalid("BIGINT value is out of range in (" + a + " DIV " + b + ")");
+      throw ExpressionException.invalid("BIGINT value is out of range in (" + a + " DIV " + b + ")");
     }
     return quotient.longValue();
   }
@@ -72,7 +71,7 @@ final class MathFunctions {
       return null;
     }
     if (Double.isInfinite(result)) {
-      throw QueryException.invalid("DOUBLE value is out of range in " + name + "(" + x + (squareRoot ? "" : ", " + y)
+      throw ExpressionException.invalid("DOUBLE value is out of range in " + name + "(" + x + (squareRoot ? "" : ", " + y)
           + ")");
     }
     BigDecimal exact = BigDecimal.valueOf(result).stripTrailingZeros();
@@ -86,7 +85,7 @@ final class MathFunctions {
     value = number(value, "ABS");
     if (value instanceof Long x) {
       if (x == Long.MIN_VALUE) {
-        throw QueryException.invalid("BIGINT value is out of range in ABS(" + x + ")");
+        throw ExpressionException.invalid("BIGINT value is out of range in ABS(" + x + ")");
       }
       return Math.abs(x);
     }
@@ -122,7 +121,7 @@ final class MathFunctions {
     }
     value = number(value, name);
     if (!(number(digits, name) instanceof Long places)) {
-      throw QueryException.invalid(name + " takes a whole number of digits; got " + SqlValues.describe(digits));
+      throw ExpressionException.invalid(name + " takes a whole number of digits; got " + SqlValues.describe(digits));
     }
     int scale = (int) Math.max(-SqlValues.MAX_DECIMAL_PRECISION, Math.min(SqlValues.MAX_DECIMAL_SCALE, places));
     if (value instanceof Long x) {
@@ -141,7 +140,7 @@ final class MathFunctions {
       return truth ? 1L : 0L;
     }
     if (!SqlValues.isNumber(value)) {
-      throw QueryException.invalid(function + " needs a number; got " + SqlValues.describe(value));
+      throw ExpressionException.invalid(function + " needs a number; got " + SqlValues.describe(value));
     }
     return value;
   }

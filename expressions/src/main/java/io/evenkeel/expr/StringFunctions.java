@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -216,12 +215,12 @@ final class StringFunctions {
   private static long whole(Object value, String function) {
     Object number = MathFunctions.number(value, function);
     if (!(number instanceof Long whole)) {
-      throw QueryException.invalid(function + " takes whole numbers of characters; got " + SqlValues.describe(value));
+      throw ExpressionException.invalid(function + " takes whole numbers of characters; got " + SqlValues.describe(value));
     }
     return whole;
   }
 
-  private static QueryException tooLong(String function) {
-    return QueryException.invalid(function + " would build a text of more than " + MAX_RESULT_CHARS + " characters");
+  private static ExpressionException tooLong(String function) {
+    return ExpressionException.invalid(function + " would build a text of more than " + MAX_RESULT_CHARS + " characters");
   }
 }

@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 /** The aggregate functions of the SQL dialect. */
 public enum AggregateFunction {

@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 import java.math.BigDecimal;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

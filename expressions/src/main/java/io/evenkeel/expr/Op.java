@@ -1,4 +1,4 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
 import java.util.List;
 

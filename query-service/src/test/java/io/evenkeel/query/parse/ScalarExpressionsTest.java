@@ -1,10 +1,13 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.query.parse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.evenkeel.query.parse.StatementParser;
-import io.evenkeel.query.result.QueryException;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.SessionTimeZone;
+import io.evenkeel.expr.SqlValues;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
@@ -189,7 +192,7 @@ class ScalarExpressionsTest {
       DAYNAME(FROM_UNIXTIME(created_time / 1000)) | function DAYNAME (functions are COUNT
       """)
   void refusesWithTheReason(String expression, String message) {
-    assertThatThrownBy(() -> eval(expression)).isInstanceOf(QueryException.class).hasMessageContaining(message);
+    assertThatThrownBy(() -> eval(expression)).isInstanceOf(RuntimeException.class).hasMessageContaining(message);
   }
 
   @Test

@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import io.evenkeel.schemas.table.KeywordOrder;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -44,7 +43,7 @@ public final class SqlValues {
     if (a instanceof SqlDateTime x && b instanceof SqlDateTime y) {
       return x.compareTo(y);
     }
-    throw QueryException.invalid("cannot compare " + describe(a) + " with " + describe(b)
+    throw ExpressionException.invalid("cannot compare " + describe(a) + " with " + describe(b)
         + ": strings compare only with strings, numbers with numbers");
   }
 
@@ -57,7 +56,7 @@ public final class SqlValues {
     if (isNumber(value)) {
       return decimal(value).signum() != 0;
     }
-    throw QueryException.invalid("a condition must be a truth value or a number; got " + describe(value));
+    throw ExpressionException.invalid("a condition must be a truth value or a number; got " + describe(value));
   }
 
   public static Object arithmetic(Op op, Object a, Object b) {
@@ -67,7 +66,7 @@ public final class SqlValues {
     a = numericBoolean(a);
     b = numericBoolean(b);
     if (!isNumber(a) || !isNumber(b)) {
-      throw QueryException.invalid("arithmetic needs numbers; got " + describe(a) + " " + symbol(op) + " "
+      throw ExpressionException.invalid("arithmetic needs numbers; got " + describe(a) + " " + symbol(op) + " "
           + describe(b));
     }
     if (op == Op.DIVIDE) {
@@ -87,7 +86,7 @@ public final class SqlValues {
           default -> throw new IllegalArgumentException(op + " is not arithmetic");
         };
       } catch (ArithmeticException overflow) {
-        throw QueryException.invalid("BIGINT value is out of range in " + x + " " + symbol(op) + " " + y);
+        throw ExpressionException.invalid("BIGINT value is out of range in " + x + " " + symbol(op) + " " + y);
       }
     }
     return switch (op) {
@@ -105,14 +104,14 @@ public final class SqlValues {
     value = numericBoolean(value);
     if (value instanceof Long x) {
       if (x == Long.MIN_VALUE) {
-        throw QueryException.invalid("BIGINT value is out of range in -(" + x + ")");
+        throw ExpressionException.invalid("BIGINT value is out of range in -(" + x + ")");
       }
       return -x;
     }
     if (value instanceof BigDecimal x) {
       return x.negate();
     }
-    throw QueryException.invalid("cannot negate " + describe(value));
+    throw ExpressionException.invalid("cannot negate " + describe(value));
   }
 
   /** The date a string names, or the string itself where it names none (the comparison then refuses it). */

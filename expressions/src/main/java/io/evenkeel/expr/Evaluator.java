@@ -1,6 +1,5 @@
-package io.evenkeel.query.expr;
+package io.evenkeel.expr;
 
-import io.evenkeel.query.result.QueryException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -311,7 +310,7 @@ public final class Evaluator {
       case DATEDIFF -> {
         return DateFunctions.dateDiff(eval(args.get(0), env), eval(args.get(1), env));
       }
-      case INTERVAL -> throw QueryException.invalid("an INTERVAL is only an argument of DATE_ADD and DATE_SUB: "
+      case INTERVAL -> throw ExpressionException.invalid("an INTERVAL is only an argument of DATE_ADD and DATE_SUB: "
           + call);
       default -> throw new IllegalStateException("no evaluation for " + call.op());
     }
@@ -347,7 +346,7 @@ public final class Evaluator {
       return null;
     }
     if (!SqlValues.isNumber(seconds)) {
-      throw QueryException.invalid("FROM_UNIXTIME needs epoch seconds; got " + SqlValues.describe(seconds));
+      throw ExpressionException.invalid("FROM_UNIXTIME needs epoch seconds; got " + SqlValues.describe(seconds));
     }
     BigDecimal exact = SqlValues.decimal(seconds);
     if (exact.signum() < 0) {
@@ -388,7 +387,7 @@ public final class Evaluator {
     if (value instanceof String text) {
       return text;
     }
-    throw QueryException.invalid(what + " needs a string; got " + SqlValues.describe(value));
+    throw ExpressionException.invalid(what + " needs a string; got " + SqlValues.describe(value));
   }
 
   private static boolean holds(Op op, int sign) {
