@@ -25,7 +25,7 @@ final class Casts {
 
   /**
    * {@code CAST(value AS DATETIME(digits))}: a date, date-time or date string as a DATETIME, its fraction of a second
-   * rounded to {@code digits} digits as MySQL rounds it; NULL for a string that is no date.
+   * cut to {@code digits} digits as MariaDB cuts it (MySQL 8 would round); NULL for a string that is no date.
    */
   static Object dateTime(Object value, long digits) {
     SqlDateTime t = DateFunctions.temporal(value, "CAST(... AS DATETIME)");
@@ -34,8 +34,7 @@ final class Casts {
     }
     long unit = (long) Math.pow(10, 9 - digits);
     long nanos = t.value().getNano();
-    long rounded = (nanos + unit / 2) / unit * unit;
-    return new SqlDateTime(t.value().withNano(0).plusNanos(rounded), (int) digits);
+    return new SqlDateTime(t.value().withNano((int) (nanos / unit * unit)), (int) digits);
   }
 
   /** {@code CAST(value AS SIGNED)}. */

@@ -100,6 +100,11 @@ public final class Evaluator {
         Integer sign = SqlValues.compare(eval(args.get(0), env), eval(args.get(1), env));
         return sign == null ? null : holds(call.op(), sign);
       }
+      case NULL_SAFE_EQ -> {
+        Object a = eval(args.get(0), env);
+        Object b = eval(args.get(1), env);
+        return a == null || b == null ? a == b : SqlValues.compare(a, b) == 0;
+      }
       case BETWEEN -> {
         Object value = eval(args.get(0), env);
         Boolean low = holdsOrNull(Op.GE, SqlValues.compare(value, eval(args.get(1), env)));

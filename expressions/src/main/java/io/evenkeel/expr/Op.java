@@ -15,6 +15,8 @@ public enum Op {
   GE(2, ">="),
   /** value, lower, upper. */
   BETWEEN(3, "BETWEEN"),
+  /** {@code a <=> b}: equal, or both NULL; never NULL itself. */
+  NULL_SAFE_EQ(2, "<=>"),
   /** value, then the list. */
   IN(-1, "IN"),
   IS_NULL(1, "IS NULL"),
@@ -113,7 +115,7 @@ public enum Op {
   /** Whether the result is a truth value (TRUE, FALSE or UNKNOWN). */
   public boolean isPredicate() {
     return switch (this) {
-      case AND, OR, NOT, EQ, NE, LT, LE, GT, GE, BETWEEN, IN, IS_NULL, IS_NOT_NULL, LIKE, MATCH -> true;
+      case AND, OR, NOT, EQ, NE, LT, LE, GT, GE, NULL_SAFE_EQ, BETWEEN, IN, IS_NULL, IS_NOT_NULL, LIKE, MATCH -> true;
       default -> false;
     };
   }
@@ -122,7 +124,7 @@ public enum Op {
     return switch (this) {
       case AND, OR -> "(" + String.join(" " + symbol + " ", args) + ")";
       case NOT -> "NOT " + args.get(0);
-      case EQ, NE, LT, LE, GT, GE, LIKE, PLUS, MINUS, TIMES, DIVIDE ->
+      case EQ, NE, LT, LE, GT, GE, NULL_SAFE_EQ, LIKE, PLUS, MINUS, TIMES, DIVIDE ->
           "(" + args.get(0) + " " + symbol + " " + args.get(1) + ")";
       case BETWEEN -> "(" + args.get(0) + " BETWEEN " + args.get(1) + " AND " + args.get(2) + ")";
       case IN -> "(" + args.get(0) + " IN (" + String.join(", ", args.subList(1, args.size())) + "))";

@@ -210,6 +210,45 @@ class DifferentialIT {
    * whatever the ORDER BY (none; descending; nullable columns, whose NULLs sort first ascending and last descending),
    * the WHERE clause (one tenant, several, all, a parameter) or the first page's OFFSET.
    */
+  /**
+   * The queries a MySQL user writes first (mysql-user-queries.sql: filters, aggregates, CASE, casts, string and date
+   * functions, UNIONs, subqueries), each answered as MariaDB answers it: no refusal, no difference.
+   */
+  @Test
+  void everydayMySqlQueriesAnswerAsMariaDbDoes() throws Exception {
+    SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
+    List<String> queries = new ArrayList<>();
+    try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(
+        DifferentialIT.class.getResourceAsStream("/mysql-user-queries.sql"), java.nio.charset.StandardCharsets.UTF_8))) {
+      lines.lines().map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("--")).forEach(queries::add);
+    }
+    List<String> mismatches = new ArrayList<>();
+    int nonEmpty = 0;
+    for (String sql : queries) {
+      List<List<String>> expected = ResultRows.of(reference.query(sql));
+      SqlClient.Answer answer = client.sql(sql);
+      if (answer.status() != 200) {
+        mismatches.add(sql + "\n  status " + answer.status() + ": " + answer.body().path("error").asText());
+        continue;
+      }
+      List<List<String>> actual = ResultRows.of(answer.body().get("rows"));
+      if (!sql.toUpperCase(java.util.Locale.ROOT).contains(" LIMIT ")) {
+        expected.sort(ResultRows.ORDER);
+        actual.sort(ResultRows.ORDER);
+      }
+      if (!expected.equals(actual)) {
+        mismatches.add(sql + "\n  expected " + expected.size() + " rows: " + ResultRows.head(expected)
+            + "\n  actual " + actual.size() + " rows:   " + ResultRows.head(actual));
+      }
+      nonEmpty += expected.isEmpty() ? 0 : 1;
+    }
+    System.out.printf("everyday MySQL queries: %d, %d answered as MariaDB did (%d with rows)%n", queries.size(),
+        queries.size() - mismatches.size(), nonEmpty);
+    assertThat(mismatches).as("%d of %d queries", mismatches.size(), queries.size()).isEmpty();
+    assertThat(queries).hasSizeGreaterThanOrEqualTo(150);
+    assertThat(nonEmpty).isGreaterThan(queries.size() * 3 / 4);
+  }
+
   @Test
   void dateFunctionsAgreeInEverySessionTimeZone() throws Exception {
     SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));

@@ -1,6 +1,5 @@
 package io.evenkeel.query.optimize;
 
-import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.query.normalize.PredicateExpressions;
@@ -32,11 +31,15 @@ public final class FilterCompiler {
 
   private FilterCompiler() {}
 
-  public static Filter compile(AccessPlan plan) {
+  /**
+   * The shards' filter for {@code plan}; {@code conditionsOnShards}: whether service scans go to the shards as row
+   * conditions (else match-all).
+   */
+  public static Filter compile(AccessPlan plan, boolean conditionsOnShards) {
     if (plan instanceof AccessPlan.Conjunction conjunction) {
       Bool.Builder bool = Bool.newBuilder();
       for (AccessPlan part : conjunction.parts()) {
-        Filter filter = compile(part);
+        Filter filter = compile(part, conditionsOnShards);
         if (filter.equals(MATCH_NONE)) {
           return MATCH_NONE;
         }
@@ -50,7 +53,7 @@ public final class FilterCompiler {
     if (plan instanceof AccessPlan.Union union) {
       Bool.Builder bool = Bool.newBuilder();
       for (AccessPlan branch : union.branches()) {
-        Filter filter = compile(branch);
+        Filter filter = compile(branch, conditionsOnShards);
         if (filter.equals(MATCH_ALL)) {
           return MATCH_ALL; // a branch the shards cannot narrow: the service filters every row
         }
@@ -74,16 +77,15 @@ public final class FilterCompiler {
       return leaf(scan.leaf(), AccessPath.DOC_VALUES);
     }
     if (plan instanceof AccessPlan.ServiceScan scan) {
-      Expr condition = PredicateExpressions.of(scan.condition());
-      return ExpressionCodec.encodable(condition)
-          ? Filter.newBuilder().setRowCondition(ExpressionCodec.encode(condition)).build() : MATCH_ALL;
+      return onShards(scan, conditionsOnShards) ? Filter.newBuilder()
+          .setRowCondition(ExpressionCodec.encode(PredicateExpressions.of(scan.condition()))).build() : MATCH_ALL;
     }
     return ((AccessPlan.Constant) plan).all() ? MATCH_ALL : MATCH_NONE;
   }
 
   /** Whether the shards test {@code scan}'s condition themselves (else the service must, on the rows it gets). */
-  static boolean onShards(AccessPlan.ServiceScan scan) {
-    return ExpressionCodec.encodable(PredicateExpressions.of(scan.condition()));
+  static boolean onShards(AccessPlan.ServiceScan scan, boolean conditionsOnShards) {
+    return conditionsOnShards && ExpressionCodec.encodable(PredicateExpressions.of(scan.condition()));
   }
 
   private static Filter leaf(Predicate leaf, AccessPath access) {

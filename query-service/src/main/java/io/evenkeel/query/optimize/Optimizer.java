@@ -9,6 +9,7 @@ import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectItem;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.schemas.shard.Aggregation;
+import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.SortField;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
@@ -44,16 +45,17 @@ public final class Optimizer {
   public QueryPlan plan(SelectStatement statement) {
     Predicate where = where(statement);
     AccessPlan access = access(where);
-    boolean serviceFilter = containsServiceScan(access);
+    boolean serviceFilter = containsServiceScan(access, settings.conditionsOnShards());
+    Filter filter = FilterCompiler.compile(access, settings.conditionsOnShards());
     List<Expr.Aggregate> aggregates = aggregates(statement);
     if (statement.isAggregate()) {
       List<Aggregation> shardAggregations = shardAggregations(aggregates);
       List<String> groupBy = shardGroupBy(statement.groupBy());
       boolean onShards = !serviceFilter && shardAggregations != null && groupBy != null;
-      return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
+      return new QueryPlan(statement, where, access, filter, serviceFilter,
           onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, false,
           List.of(), aggregates,
-          onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of());
+          onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of(), settings.conditionsOnShards());
     }
     List<SortField> sort = shardSort(statement.orderBy());
     boolean twoPhase = !serviceFilter && sort != null && statement.limit() != null;
@@ -62,10 +64,11 @@ public final class Optimizer {
       // Deeper pages are answered when no shard has more matches than this (QueryExecution checks).
       hits = (int) Math.min(statement.end(), MAX_HITS_PER_SHARD);
     }
-    return new QueryPlan(statement, where, access, FilterCompiler.compile(access), serviceFilter,
+    return new QueryPlan(statement, where, access, filter, serviceFilter,
         twoPhase ? QueryPlan.Mode.TWO_PHASE : QueryPlan.Mode.ROWS, twoPhase ? sort : List.of(), hits,
         twoPhase && !sort.isEmpty() && orderedByComposite(access, sort.get(0)),
-        twoPhase ? coveredColumns(statement) : List.of(), List.of(), List.of(), List.of());
+        twoPhase ? coveredColumns(statement) : List.of(), List.of(), List.of(), List.of(),
+        settings.conditionsOnShards());
   }
 
   /**
@@ -127,15 +130,15 @@ public final class Optimizer {
   }
 
   /** Whether the plan has a service scan whose condition the shards cannot test: the service then must. */
-  private static boolean containsServiceScan(AccessPlan plan) {
+  private static boolean containsServiceScan(AccessPlan plan, boolean conditionsOnShards) {
     if (plan instanceof AccessPlan.ServiceScan scan) {
-      return !FilterCompiler.onShards(scan);
+      return !FilterCompiler.onShards(scan, conditionsOnShards);
     }
     if (plan instanceof AccessPlan.Conjunction conjunction) {
-      return conjunction.parts().stream().anyMatch(Optimizer::containsServiceScan);
+      return conjunction.parts().stream().anyMatch(part -> containsServiceScan(part, conditionsOnShards));
     }
     if (plan instanceof AccessPlan.Union union) {
-      return union.branches().stream().anyMatch(Optimizer::containsServiceScan);
+      return union.branches().stream().anyMatch(branch -> containsServiceScan(branch, conditionsOnShards));
     }
     return false;
   }

@@ -13,9 +13,12 @@ import java.util.Set;
  *     answered by scanning the candidate rows' stored attributes
  * @param rules the access-path rules, in order ({@link OptimizerRules#DEFAULT}, or {@link OptimizerRules#PLAIN} for
  *     single-column indexes only)
+ * @param conditionsOnShards whether a condition no index answers is sent to the shards, which test it on their
+ *     candidate rows (the default), or left to the service, which then reads every candidate row (a benchmark's
+ *     baseline)
  */
 public record OptimizerSettings(List<CompositeIndex> compositeIndexes, Set<String> scanColumns,
-    Set<String> hotAttributes, List<AccessRule> rules) {
+    Set<String> hotAttributes, List<AccessRule> rules, boolean conditionsOnShards) {
   public OptimizerSettings {
     compositeIndexes = List.copyOf(compositeIndexes);
     scanColumns = Set.copyOf(scanColumns);
@@ -26,18 +29,22 @@ public record OptimizerSettings(List<CompositeIndex> compositeIndexes, Set<Strin
   /** The shards' layout: the tenant_created composite index, status scanned, no hot attributes. */
   public static OptimizerSettings defaults() {
     return new OptimizerSettings(List.of(CompositeIndex.TENANT_CREATED), Set.of("status"), Set.of(),
-        OptimizerRules.DEFAULT);
+        OptimizerRules.DEFAULT, true);
   }
 
   public OptimizerSettings withRules(List<AccessRule> newRules) {
-    return new OptimizerSettings(compositeIndexes, scanColumns, hotAttributes, newRules);
+    return new OptimizerSettings(compositeIndexes, scanColumns, hotAttributes, newRules, conditionsOnShards);
   }
 
   public OptimizerSettings withScanColumns(Set<String> columns) {
-    return new OptimizerSettings(compositeIndexes, columns, hotAttributes, rules);
+    return new OptimizerSettings(compositeIndexes, columns, hotAttributes, rules, conditionsOnShards);
   }
 
   public OptimizerSettings withHotAttributes(Set<String> keys) {
-    return new OptimizerSettings(compositeIndexes, scanColumns, keys, rules);
+    return new OptimizerSettings(compositeIndexes, scanColumns, keys, rules, conditionsOnShards);
+  }
+
+  public OptimizerSettings withConditionsOnShards(boolean onShards) {
+    return new OptimizerSettings(compositeIndexes, scanColumns, hotAttributes, rules, onShards);
   }
 }

@@ -17,19 +17,19 @@ public final class PlanPrinter {
     List<String> lines = new ArrayList<>();
     lines.add("where: " + plan.where());
     lines.add("access:");
-    access(plan.access(), "  ", lines);
+    access(plan.access(), "  ", lines, plan.conditionsOnShards());
     lines.add("route: " + route);
     lines.add("execution: " + execution(plan, shards));
     return lines;
   }
 
-  private static void access(AccessPlan plan, String indent, List<String> lines) {
+  private static void access(AccessPlan plan, String indent, List<String> lines, boolean conditionsOnShards) {
     if (plan instanceof AccessPlan.Conjunction conjunction) {
       lines.add(indent + "intersect");
-      conjunction.parts().forEach(part -> access(part, indent + "  ", lines));
+      conjunction.parts().forEach(part -> access(part, indent + "  ", lines, conditionsOnShards));
     } else if (plan instanceof AccessPlan.Union union) {
       lines.add(indent + "union");
-      union.branches().forEach(branch -> access(branch, indent + "  ", lines));
+      union.branches().forEach(branch -> access(branch, indent + "  ", lines, conditionsOnShards));
     } else if (plan instanceof AccessPlan.CompositeRange range) {
       lines.add(indent + "composite index " + range.index() + " (" + String.join(", ", range.columns()) + "): "
           + tuple(range.lower()) + " .. " + tuple(range.upper()) + " for "
@@ -39,7 +39,7 @@ public final class PlanPrinter {
     } else if (plan instanceof AccessPlan.DocValuesScan scan) {
       lines.add(indent + "doc-values scan: " + scan.leaf());
     } else if (plan instanceof AccessPlan.ServiceScan scan) {
-      lines.add(indent + (FilterCompiler.onShards(scan) ? "row condition on the shards' candidate rows: "
+      lines.add(indent + (FilterCompiler.onShards(scan, conditionsOnShards) ? "row condition on the shards' candidate rows: "
           : "service scan of candidate rows: ") + scan.condition());
     } else {
       lines.add(indent + (((AccessPlan.Constant) plan).all() ? "all rows" : "no rows"));

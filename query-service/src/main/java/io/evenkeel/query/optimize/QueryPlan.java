@@ -23,6 +23,7 @@ import java.util.List;
  * @param aggregates every distinct aggregate of the statement, in first-use order
  * @param shardAggregations for {@link Mode#AGGREGATE_ON_SHARDS}, one per aggregate
  * @param shardGroupBy for {@link Mode#AGGREGATE_ON_SHARDS}, the group-by columns
+ * @param conditionsOnShards whether the filter sends the service scans' conditions to the shards
  */
 public record QueryPlan(
     SelectStatement statement,
@@ -37,7 +38,8 @@ public record QueryPlan(
     List<String> hitColumns,
     List<Expr.Aggregate> aggregates,
     List<Aggregation> shardAggregations,
-    List<String> shardGroupBy) {
+    List<String> shardGroupBy,
+    boolean conditionsOnShards) {
 
   /** How rows reach the service. */
   public enum Mode {

@@ -108,6 +108,8 @@ final class ExpressionTranslator {
       case NOT -> Expr.Call.of(Op.NOT, expr(call.operand(0)));
       case EQUALS -> binary(Op.EQ, call);
       case NOT_EQUALS -> binary(Op.NE, call);
+      case IS_NOT_DISTINCT_FROM -> binary(Op.NULL_SAFE_EQ, call);
+      case IS_DISTINCT_FROM -> Expr.Call.of(Op.NOT, binary(Op.NULL_SAFE_EQ, call));
       case LESS_THAN -> binary(Op.LT, call);
       case LESS_THAN_OR_EQUAL -> binary(Op.LE, call);
       case GREATER_THAN -> binary(Op.GT, call);

@@ -1,9 +1,13 @@
 package io.evenkeel.query.parse;
 
 import io.evenkeel.query.result.QueryException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,9 +18,10 @@ import java.util.regex.Pattern;
  *       'words')};
  *   <li>{@code a DIV b} into {@code a || b}, which the translator reads as DIV (Calcite parses {@code ||} at the
  *       precedence of {@code /}); a {@code ||} as written is MySQL's OR and becomes {@code OR}, {@code &&} AND;
- *   <li>{@code a MOD b} into {@code a % b}; {@code DAY(x)} into {@code DAYOFMONTH(x)}; the type DATETIME into
- *       TIMESTAMP (which MySQL's CAST does not take, so it means DATETIME here); {@code CONVERT(x, type)} into
- *       {@code CAST(x AS type)}.
+ *   <li>{@code a MOD b} into {@code a % b}; {@code a <=> b} into {@code a IS NOT DISTINCT FROM b}; {@code DAY(x)}
+ *       into {@code DAYOFMONTH(x)}; the type DATETIME into TIMESTAMP (which MySQL's CAST does not take, so it means
+ *       DATETIME here); {@code CONVERT(x, type)} into {@code CAST(x AS type)};
+ *   <li>an alias named by a word Calcite reserves ({@code AS day}, {@code GROUP BY day}) into a quoted name.
  * </ul>
  * Quoted strings, quoted identifiers and comments are skipped, so a literal 'match(x) against(y)' or 'a div b' stays
  * text.
@@ -38,14 +43,106 @@ final class MySqlSyntax {
   private MySqlSyntax() {}
 
   static String rewrite(String sql) {
+    return rewrite(sql, aliases(sql));
+  }
+
+  /**
+   * The names a statement declares with {@code AS} (select and table aliases; not the types of CAST), lower-cased.
+   * MySQL takes any word there, {@code AS day} or {@code AS month}, where Calcite reserves many (DAY, MONTH, VALUE,
+   * INITIAL, ...): the rewrite quotes these names where they name the alias.
+   */
+  private static Set<String> aliases(String sql) {
+    Set<String> aliases = new HashSet<>();
+    Tokens tokens = new Tokens();
+    int i = 0;
+    while (i < sql.length()) {
+      int skip = skipQuotedOrComment(sql, i);
+      if (skip > i) {
+        tokens.literal(sql.charAt(i));
+        i = skip;
+        continue;
+      }
+      char c = sql.charAt(i);
+      Matcher name = WORD.matcher(sql).region(i, sql.length());
+      if ((i == 0 || !isIdentifierChar(sql.charAt(i - 1))) && name.lookingAt()) {
+        if (tokens.previousIs("AS") && !tokens.inCast()) {
+          aliases.add(name.group().toLowerCase(Locale.ROOT));
+        }
+        tokens.word(name.group());
+        i = name.end();
+        continue;
+      }
+      tokens.symbol(c);
+      i++;
+    }
+    return aliases;
+  }
+
+  /**
+   * The tokens before the rewrite's position, as much as it needs: the last two, and for each open parenthesis
+   * whether it is a CAST's or CONVERT's (where {@code AS} names a type, not an alias).
+   */
+  private static final class Tokens {
+    private final Deque<Boolean> castParentheses = new ArrayDeque<>();
+    private String previous;
+    private String beforePrevious;
+    private boolean castCall;
+
+    void word(String word) {
+      castCall = word.equalsIgnoreCase("CAST") || word.equalsIgnoreCase("CONVERT");
+      shift(word);
+    }
+
+    /** A quoted string or name: {@code 'x'} counts as a literal, {@code `x`} as a name. */
+    void literal(char quote) {
+      castCall = false;
+      shift(quote == '`' ? "`name`" : "'literal'");
+    }
+
+    void symbol(char c) {
+      if (Character.isWhitespace(c)) {
+        return;
+      }
+      if (c == '(') {
+        castParentheses.push(castCall);
+      } else if (c == ')' && !castParentheses.isEmpty()) {
+        castParentheses.pop();
+      }
+      castCall = false;
+      shift(Character.isDigit(c) || c == '.' ? "'literal'" : String.valueOf(c));
+    }
+
+    boolean previousIs(String word) {
+      return word.equalsIgnoreCase(previous);
+    }
+
+    boolean inCast() {
+      return !castParentheses.isEmpty() && castParentheses.peek();
+    }
+
+    /** Whether a word here is an INTERVAL's unit: {@code INTERVAL 2 DAY}, {@code INTERVAL (n + 1) DAY}. */
+    boolean atIntervalUnit() {
+      return "INTERVAL".equalsIgnoreCase(beforePrevious) || ")".equals(previous) || "'literal'".equals(previous)
+          || "?".equals(previous);
+    }
+
+    private void shift(String token) {
+      beforePrevious = previous;
+      previous = token;
+    }
+  }
+
+  private static String rewrite(String sql, Set<String> aliases) {
     StringBuilder out = new StringBuilder(sql.length());
     Matcher match = MATCH_AGAINST.matcher(sql);
     Matcher word = MATCH_WORD.matcher(sql);
+    Tokens tokens = new Tokens();
     int i = 0;
     while (i < sql.length()) {
       char c = sql.charAt(i);
       int skip = skipQuotedOrComment(sql, i);
       if (skip > i) {
+        tokens.literal(c);
         out.append(sql, i, skip);
         i = skip;
         continue;
@@ -61,11 +158,19 @@ final class MySqlSyntax {
           throw QueryException.unsupported("MATCH ... AGAINST(... " + mode.strip().toUpperCase() + ")");
         }
         out.append(MATCH_FUNCTION).append('(').append(match.group(1)).append(", ").append(match.group(2)).append(')');
+        tokens.symbol(')');
         i = match.end();
+        continue;
+      }
+      if (sql.startsWith("<=>", i)) {
+        out.append(" IS NOT DISTINCT FROM ");
+        tokens.symbol('=');
+        i += 3;
         continue;
       }
       if (sql.startsWith("||", i) || sql.startsWith("&&", i)) {
         out.append(c == '|' ? " OR " : " AND ");
+        tokens.word(c == '|' ? "OR" : "AND");
         i += 2;
         continue;
       }
@@ -80,21 +185,27 @@ final class MySqlSyntax {
           List<String> args = arguments(sql, open);
           int close = open + 1 + String.join(",", args).length();
           if (args.size() == 2 && close < sql.length()) {
-            out.append("CAST(").append(rewrite(args.get(0))).append(" AS ").append(rewrite(args.get(1))).append(')');
+            out.append("CAST(").append(rewrite(args.get(0), aliases)).append(" AS ")
+                .append(rewrite(args.get(1), aliases)).append(')');
+            tokens.symbol(')');
             i = close + 1;
             continue;
           }
         }
-        out.append(switch (upper) {
+        boolean alias = aliases.contains(name.group().toLowerCase(Locale.ROOT)) && !call
+            && !(tokens.previousIs("AS") && tokens.inCast()) && !tokens.atIntervalUnit();
+        out.append(alias ? "`" + name.group() + "`" : switch (upper) {
           case "DIV" -> DIV_OPERATOR;
           case "MOD" -> call ? name.group() : "%";
           case "DAY" -> call ? "DAYOFMONTH" : name.group();
           case "DATETIME" -> "TIMESTAMP";
           default -> name.group();
         });
+        tokens.word(name.group());
         i = end;
         continue;
       }
+      tokens.symbol(c);
       out.append(c);
       i++;
     }

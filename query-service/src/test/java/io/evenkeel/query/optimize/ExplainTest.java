@@ -234,6 +234,20 @@ class ExplainTest {
   }
 
   @Test
+  void withConditionsLeftToTheServiceItReadsTheCandidateRows() {
+    try (QueryService inService = QueryService.builder()
+        .placement(ShardPlacement.fixed(8, "127.0.0.1:1=0-7"))
+        .routingPolicy(() -> RoutingPolicy.dynamic(RULES))
+        .optimizer(OptimizerSettings.defaults().withConditionsOnShards(false))
+        .build()) {
+      assertThat(explain(inService, "SELECT row_id FROM transaction_logs WHERE tenant_id = 3 AND price * quantity > 100 "
+          + "ORDER BY created_time DESC LIMIT 3"))
+          .contains("service scan of candidate rows: ((price * quantity) > 100)")
+          .contains("execution: fetch candidate rows, filter in the service, ORDER BY created_time DESC, LIMIT 3");
+    }
+  }
+
+  @Test
   void contradictionsVisitNoShard() {
     assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 7 "
         + "AND created_time > 5 AND created_time < 3"))

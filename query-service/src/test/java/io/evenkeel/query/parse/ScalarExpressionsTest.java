@@ -126,7 +126,7 @@ class ScalarExpressionsTest {
       SQRT(2)                                                           | 1.4142135623730951
       SQRT(-1)                                                          | NULL
       CAST('2024-05-01' AS DATETIME)                                    | 2024-05-01 00:00:00
-      CAST(FROM_UNIXTIME(1700000000.6) AS DATETIME)                     | 2023-11-14 22:13:21
+      CAST(FROM_UNIXTIME(1700000000.6) AS DATETIME)                     | 2023-11-14 22:13:20
       CAST('2024-05-01 10:00:00.123456' AS DATETIME(3))                 | 2024-05-01 10:00:00.123
       CONVERT(price, SIGNED)                                            | 12
       CONVERT(CONCAT(seller_nick, ','), CHAR(3))                        | ann
@@ -137,6 +137,9 @@ class ScalarExpressionsTest {
       DATE(FROM_UNIXTIME(created_time / 1000)) - INTERVAL 1 MONTH       | 2023-10-14
       status = 1 && quantity = 3                                        | 0
       'a div b'                                                         | a div b
+      buyer_nick <=> NULL                                               | 1
+      seller_nick <=> buyer_nick                                        | 0
+      quantity <=> 3                                                    | 1
       """)
   void evaluatesAsMySqlDoes(String expression, String expected) {
     Object value = eval(expression);

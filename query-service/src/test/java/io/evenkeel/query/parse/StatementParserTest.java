@@ -118,6 +118,19 @@ class StatementParserTest {
   }
 
   @Test
+  void aliasesMaySpellWhatCalciteReservesAsMySqlAllows() {
+    SelectStatement statement = parse("SELECT DATE(FROM_UNIXTIME(created_time / 1000)) AS day, COUNT(*) AS value, "
+        + "CAST(price AS DATE) AS date FROM transaction_logs AS month WHERE month.created_time > 0 "
+        + "AND DATE_ADD('2023-11-20', INTERVAL 2 DAY) < '2024-01-01' AND DATE_SUB('2023-11-20', INTERVAL (1 + 1) day) "
+        + "< '2024-01-01' GROUP BY day, date ORDER BY value DESC, day");
+    assertThat(statement.labels()).containsExactly("day", "value", "date");
+    assertThat(statement.groupBy()).hasSize(2);
+    assertThat(statement.orderBy()).extracting(Object::toString).containsExactly("COUNT(*) DESC",
+        "DATE(FROM_UNIXTIME((created_time / 1000))) ASC");
+    assertThat(statement.where().toString()).contains("INTERVAL 2 DAY").contains("INTERVAL -(1 + 1) DAY");
+  }
+
+  @Test
   void badUnionsAreRejectedWithTheReason() {
     rejectsStatement("SELECT row_id FROM transaction_logs UNION SELECT row_id, status FROM transaction_logs",
         "the SELECTs of a UNION have different numbers of columns: 1 and 2");

@@ -154,8 +154,10 @@ public final class ReferenceDatabase implements AutoCloseable {
             value = time.toLocalDate() + " " + time.toLocalTime().withNano(0).toString().substring(0, 5)
                 + String.format(":%02d", time.getSecond()) + (digits > 0 ? "." + nanos.substring(0, digits) : "");
           }
+          // BIGINT UNSIGNED (CAST(... AS UNSIGNED)) comes as a BigInteger: its value, as the service's numbers are.
           row.add(value instanceof Integer number ? (Object) number.longValue()
-              : value instanceof Double number ? BigDecimal.valueOf(number) : value);
+              : value instanceof Double number ? BigDecimal.valueOf(number)
+              : value instanceof java.math.BigInteger big ? new BigDecimal(big) : value);
         }
         rows.add(row);
       }
