@@ -70,6 +70,17 @@ final class FieldValues {
   }
 
   /** A value read from the index (a long in index units, or a string) as a query result value. */
+  /**
+   * A doc value ({@link ColumnReader}) as the row holds it in SQL: a Long, a String, a DECIMAL as a BigDecimal of the
+   * column's scale, or null.
+   */
+  static Object sqlValue(Column column, Object stored) {
+    if (stored instanceof Long number && column.type() == ColumnType.DECIMAL) {
+      return BigDecimal.valueOf(number, TransactionLogsTable.PRICE_SCALE);
+    }
+    return stored;
+  }
+
   static Value toValue(Column column, Object stored) {
     if (stored == null) {
       return Value.newBuilder().setNullValue(true).build();

@@ -6,10 +6,16 @@ import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.MalformedRecordException;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.shard.index.IndexFields;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.ConstantScoreScorer;
@@ -25,23 +31,62 @@ import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.BytesRef;
 
 /**
- * Rows whose stored row makes a SQL condition TRUE, evaluated by the query service's own {@link Evaluator} (the
- * same MySQL semantics, NULL rejecting): the part of a WHERE clause no index answers ({@code price * quantity > 100},
- * {@code HOUR(FROM_UNIXTIME(created_time / 1000)) = 3}). It only confirms candidates (a two-phase iterator with the
- * cost of reading and decoding a row), so the query's indexed clauses lead and only their matches are read.
+ * Rows that make a SQL condition TRUE, evaluated by the query service's own {@link Evaluator} (the same MySQL
+ * semantics, NULL rejecting): the part of a WHERE clause no index answers ({@code price * quantity > 100}, {@code
+ * HOUR(FROM_UNIXTIME(created_time / 1000)) = 3}). A condition that reads only columns with doc values reads them
+ * there, a few nanoseconds a value; one that reads the title, the attributes or attr() reads and decodes the stored
+ * row, microseconds a row. It only confirms candidates (a two-phase iterator with that cost), so the query's indexed
+ * clauses lead and only their matches are tested.
  */
 final class RowConditionQuery extends Query {
   private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
   private static final Set<String> SOURCE_ONLY = Set.of(IndexFields.SOURCE);
   /** About what reading and decoding one stored row and testing it costs, in the units of Lucene's match costs. */
-  private static final float MATCH_COST = 1_500;
+  private static final float STORED_ROW_COST = 1_500;
+  /** About what reading a doc value costs, in the same units. */
+  private static final float DOC_VALUE_COST = 10;
 
   private final Expr condition;
   private final RowConditions settings;
+  /** The columns the condition reads, when all have doc values and it reads no attribute; null otherwise. */
+  private final List<Column> docValueColumns;
 
   RowConditionQuery(Expr condition, RowConditions settings) {
     this.condition = condition;
     this.settings = settings;
+    this.docValueColumns = docValueColumns(condition);
+  }
+
+  private static List<Column> docValueColumns(Expr condition) {
+    Set<String> names = new LinkedHashSet<>();
+    if (!collectColumns(condition, names)) {
+      return null;
+    }
+    List<Column> columns = new ArrayList<>();
+    for (String name : names) {
+      Column column = TransactionLogsTable.require(name);
+      if (!column.hasDocValues()) {
+        return null;
+      }
+      columns.add(column);
+    }
+    return columns;
+  }
+
+  /** Adds the columns {@code expr} reads to {@code names}; false when it reads an attribute. */
+  private static boolean collectColumns(Expr expr, Set<String> names) {
+    if (expr instanceof Expr.Column column) {
+      names.add(column.name());
+    } else if (expr instanceof Expr.Attr) {
+      return false;
+    } else if (expr instanceof Expr.Call call) {
+      for (Expr arg : call.args()) {
+        if (!collectColumns(arg, names)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   @Override
@@ -49,27 +94,59 @@ final class RowConditionQuery extends Query {
     return new ConstantScoreWeight(this, boost) {
       @Override
       public Scorer scorer(LeafReaderContext context) throws IOException {
-        StoredFields stored = context.reader().storedFields();
         Evaluator evaluator = settings.evaluator();
         DocIdSetIterator approximation = DocIdSetIterator.all(context.reader().maxDoc());
-        return new ConstantScoreScorer(this, score(), scoreMode, new TwoPhaseIterator(approximation) {
-          @Override
-          public boolean matches() throws IOException {
-            BytesRef source = stored.document(approximation.docID(), SOURCE_ONLY).getBinaryValue(IndexFields.SOURCE);
-            return source != null && evaluator.isTrue(condition, TableRow.of(row(source)));
-          }
-
-          @Override
-          public float matchCost() {
-            return MATCH_COST;
-          }
-        });
+        TwoPhaseIterator test = docValueColumns != null
+            ? fromDocValues(context.reader(), approximation, evaluator)
+            : fromStoredRows(context.reader(), approximation, evaluator);
+        return new ConstantScoreScorer(this, score(), scoreMode, test);
       }
 
       @Override
       public boolean isCacheable(LeafReaderContext context) {
         // Cached, it would be run over every document of the segment, not only the candidates.
         return false;
+      }
+    };
+  }
+
+  private TwoPhaseIterator fromStoredRows(LeafReader reader, DocIdSetIterator approximation, Evaluator evaluator)
+      throws IOException {
+    StoredFields stored = reader.storedFields();
+    return new TwoPhaseIterator(approximation) {
+      @Override
+      public boolean matches() throws IOException {
+        BytesRef source = stored.document(approximation.docID(), SOURCE_ONLY).getBinaryValue(IndexFields.SOURCE);
+        return source != null && evaluator.isTrue(condition, TableRow.of(row(source)));
+      }
+
+      @Override
+      public float matchCost() {
+        return STORED_ROW_COST;
+      }
+    };
+  }
+
+  private TwoPhaseIterator fromDocValues(LeafReader reader, DocIdSetIterator approximation, Evaluator evaluator)
+      throws IOException {
+    List<String> names = docValueColumns.stream().map(Column::name).toList();
+    ColumnReader[] readers = new ColumnReader[docValueColumns.size()];
+    for (int i = 0; i < readers.length; i++) {
+      readers[i] = ColumnReader.of(reader, docValueColumns.get(i));
+    }
+    return new TwoPhaseIterator(approximation) {
+      @Override
+      public boolean matches() throws IOException {
+        List<Object> values = new ArrayList<>(readers.length);
+        for (int i = 0; i < readers.length; i++) {
+          values.add(FieldValues.sqlValue(docValueColumns.get(i), readers[i].read(approximation.docID())));
+        }
+        return evaluator.isTrue(condition, TableRow.ofColumns(0, 0, names, values));
+      }
+
+      @Override
+      public float matchCost() {
+        return DOC_VALUE_COST * readers.length;
       }
     };
   }
