@@ -4,11 +4,8 @@ import io.evenkeel.expr.Evaluator;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.MalformedRecordException;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.TransactionLogsTable;
-import io.evenkeel.shard.index.IndexFields;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -28,7 +25,6 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.TwoPhaseIterator;
 import org.apache.lucene.search.Weight;
-import org.apache.lucene.util.BytesRef;
 
 /**
  * Rows that make a SQL condition TRUE, evaluated by the query service's own {@link Evaluator} (the same MySQL
@@ -39,11 +35,7 @@ import org.apache.lucene.util.BytesRef;
  * clauses lead and only their matches are tested.
  */
 final class RowConditionQuery extends Query {
-  private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
-  private static final Set<String> SOURCE_ONLY = Set.of(IndexFields.SOURCE);
-  /** About what reading and decoding one stored row and testing it costs, in the units of Lucene's match costs. */
-  private static final float STORED_ROW_COST = 1_500;
-  /** About what reading a doc value costs, in the same units. */
+  /** About what reading a doc value costs, in the units of Lucene's match costs. */
   private static final float DOC_VALUE_COST = 10;
 
   private final Expr condition;
@@ -116,13 +108,13 @@ final class RowConditionQuery extends Query {
     return new TwoPhaseIterator(approximation) {
       @Override
       public boolean matches() throws IOException {
-        BytesRef source = stored.document(approximation.docID(), SOURCE_ONLY).getBinaryValue(IndexFields.SOURCE);
-        return source != null && evaluator.isTrue(condition, TableRow.of(row(source)));
+        TransactionLogChange row = StoredRows.read(stored, approximation.docID());
+        return row != null && evaluator.isTrue(condition, TableRow.of(row));
       }
 
       @Override
       public float matchCost() {
-        return STORED_ROW_COST;
+        return StoredRows.MATCH_COST;
       }
     };
   }
@@ -149,14 +141,6 @@ final class RowConditionQuery extends Query {
         return DOC_VALUE_COST * readers.length;
       }
     };
-  }
-
-  private static TransactionLogChange row(BytesRef source) {
-    try {
-      return ROWS.decode(BytesRef.deepCopyOf(source).bytes);
-    } catch (MalformedRecordException e) {
-      throw new IllegalStateException("a stored row is unreadable: " + e.getMessage(), e);
-    }
   }
 
   @Override

@@ -1,13 +1,10 @@
 package io.evenkeel.shard.search;
 
 import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.MalformedRecordException;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
 import io.evenkeel.shard.index.IndexFields;
 import io.evenkeel.shard.index.RowDocuments;
 import java.io.IOException;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -23,7 +20,6 @@ import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.TwoPhaseIterator;
 import org.apache.lucene.search.Weight;
-import org.apache.lucene.util.BytesRef;
 
 /**
  * Rows whose stored {@code attributes} hold {@code key} with a value that {@code matches}: the scan that answers an
@@ -32,11 +28,6 @@ import org.apache.lucene.util.BytesRef;
  * with the key hot ({@link IndexFields#HOT_KEYS}) is skipped whole.
  */
 final class StoredAttributeQuery extends Query {
-  private static final SingleObjectCodec<TransactionLogChange> ROWS = SingleObjectCodec.of(TransactionLogChange.class);
-  private static final Set<String> SOURCE_ONLY = Set.of(IndexFields.SOURCE);
-  /** About what reading and decoding one stored row costs, in the units of Lucene's match costs. */
-  private static final float MATCH_COST = 1_000;
-
   private final String key;
   private final String predicate;
   private final Predicate<String> matches;
@@ -62,17 +53,17 @@ final class StoredAttributeQuery extends Query {
         return new ConstantScoreScorer(this, score(), scoreMode, new TwoPhaseIterator(approximation) {
           @Override
           public boolean matches() throws IOException {
-            BytesRef source = stored.document(approximation.docID(), SOURCE_ONLY).getBinaryValue(IndexFields.SOURCE);
-            if (source == null) {
+            TransactionLogChange row = StoredRows.read(stored, approximation.docID());
+            if (row == null) {
               return false; // a tombstone
             }
-            String value = RowDocuments.attributeValue(row(source).getAttributes(), key);
+            String value = RowDocuments.attributeValue(row.getAttributes(), key);
             return value != null && matches.test(value);
           }
 
           @Override
           public float matchCost() {
-            return MATCH_COST;
+            return StoredRows.MATCH_COST;
           }
         });
       }
@@ -83,14 +74,6 @@ final class StoredAttributeQuery extends Query {
         return false;
       }
     };
-  }
-
-  private static TransactionLogChange row(BytesRef source) {
-    try {
-      return ROWS.decode(BytesRef.deepCopyOf(source).bytes);
-    } catch (MalformedRecordException e) {
-      throw new IllegalStateException("a stored row is unreadable: " + e.getMessage(), e);
-    }
   }
 
   @Override
