@@ -211,7 +211,7 @@ public final class QueryService implements SqlService, AutoCloseable {
     long started = System.nanoTime();
     try (MemoryBudget.Reservation reserved = memory.open()) {
       Request request = new Request(optimizer, access, allowPartial, StatementParser.isExplain(sql), reserved,
-          Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS), timeZone);
+          timeZone);
       Statement asked = StatementParser.parse(sql, params, request::subquery);
       if (asked instanceof UnionStatement union) {
         if (after != null) {
@@ -262,7 +262,11 @@ public final class QueryService implements SqlService, AutoCloseable {
     /** EXPLAIN: the statement is only planned (its subqueries run: its plan depends on their values). */
     private final boolean explain;
     private final MemoryBudget.Reservation memory;
-    private final Deadline deadline;
+    /**
+     * The one deadline of every shard call the request makes, from its first: parsing and planning (a first query
+     * loads the parser's classes) do not count against the shards' time.
+     */
+    private Deadline shardDeadline;
     private final ZoneId timeZone;
     private final List<ShardFailure> failures = new ArrayList<>();
     /** For EXPLAIN, the lines of the SELECTs planned so far, in order. */
@@ -275,14 +279,13 @@ public final class QueryService implements SqlService, AutoCloseable {
     private List<Object> lastPosition;
 
     Request(Optimizer optimizer, Access access, boolean allowPartial, boolean explain,
-        MemoryBudget.Reservation memory, Deadline deadline, ZoneId timeZone) {
-      this.timeZone = timeZone;
+        MemoryBudget.Reservation memory, ZoneId timeZone) {
       this.optimizer = optimizer;
       this.access = access;
       this.allowPartial = allowPartial;
       this.explain = explain;
       this.memory = memory;
-      this.deadline = deadline;
+      this.timeZone = timeZone;
     }
 
     /** A subquery's rows, run while the statement is parsed. */
@@ -345,9 +348,12 @@ public final class QueryService implements SqlService, AutoCloseable {
           return List.of();
         }
       }
+      if (shardDeadline == null) {
+        shardDeadline = Deadline.after(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      }
       try (TenantSlots.Slot slot = tenantSlots.acquire(party)) {
-        QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial, deadline, memory,
-            maxResultRows, timeZone);
+        QueryExecution execution = new QueryExecution(clients, plan, route, party, allowPartial, shardDeadline,
+            memory, maxResultRows, timeZone);
         List<List<Object>> rows = execution.run();
         shards += route.size();
         failures.addAll(execution.failures());

@@ -248,6 +248,27 @@ class ExplainTest {
   }
 
   @Test
+  void aUnionShowsEachPartsPlanAskingForThePageOnlyThenWhatTheServiceDoes() {
+    assertThat(explain(optimized, "SELECT row_id, price FROM transaction_logs WHERE tenant_id = 3 UNION ALL "
+        + "SELECT row_id, price FROM transaction_logs WHERE tenant_id = 9 ORDER BY price DESC LIMIT 5"))
+        .isEqualTo("""
+            where: tenant_id = 3
+            access:
+              index: tenant_id = 3
+            route: 1 of 8 shards by dynamic: tenant 3 -> [1]
+            execution: one phase: top 5 hits per shard by (price DESC, tenant_id, row_id) with row_id, price from \
+            doc values, merge, LIMIT 5 (covered: no fetch)
+            UNION ALL
+            where: tenant_id = 9
+            access:
+              index: tenant_id = 9
+            route: 1 of 8 shards by dynamic: tenant 9 -> [1]
+            execution: one phase: top 5 hits per shard by (price DESC, tenant_id, row_id) with row_id, price from \
+            doc values, merge, LIMIT 5 (covered: no fetch)
+            then in the service: combine, ORDER BY price DESC, LIMIT 5""");
+  }
+
+  @Test
   void contradictionsVisitNoShard() {
     assertThat(explain(optimized, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 7 "
         + "AND created_time > 5 AND created_time < 3"))
