@@ -4,7 +4,6 @@ import io.evenkeel.schemas.shard.Expression;
 import io.evenkeel.schemas.shard.ExpressionCall;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.schemas.table.TransactionLogsTable;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,9 +33,7 @@ public final class ExpressionCodec {
       return false;
     }
     if (expr instanceof Expr.Literal literal) {
-      Object value = literal.value();
-      return value == null || value instanceof Long || value instanceof BigDecimal || value instanceof String
-          || value instanceof Boolean;
+      return SqlValueCodec.encodable(literal.value());
     }
     if (expr instanceof Expr.Call call) {
       return call.args().stream().allMatch(arg -> encodable(arg, depth + 1));
@@ -52,23 +49,10 @@ public final class ExpressionCodec {
       return Expression.newBuilder().setAttr(attr.key()).build();
     }
     if (expr instanceof Expr.Literal literal) {
-      Object value = literal.value();
-      if (value instanceof Boolean truth) {
+      if (literal.value() instanceof Boolean truth) {
         return Expression.newBuilder().setTruth(truth).build();
       }
-      Value.Builder constant = Value.newBuilder();
-      if (value == null) {
-        constant.setNullValue(true);
-      } else if (value instanceof Long number) {
-        constant.setLongValue(number);
-      } else if (value instanceof BigDecimal decimal) {
-        constant.setDecimalValue(decimal.toString());
-      } else if (value instanceof String text) {
-        constant.setStringValue(text);
-      } else {
-        throw new IllegalArgumentException("no wire form for the constant " + value);
-      }
-      return Expression.newBuilder().setLiteral(constant).build();
+      return Expression.newBuilder().setLiteral(SqlValueCodec.encode(literal.value())).build();
     }
     if (expr instanceof Expr.Call call) {
       ExpressionCall.Builder wire = ExpressionCall.newBuilder().setOp(call.op().name());
@@ -104,18 +88,9 @@ public final class ExpressionCodec {
   }
 
   private static Object constant(Value value) {
-    return switch (value.getKindCase()) {
-      case LONG_VALUE -> value.getLongValue();
-      case STRING_VALUE -> value.getStringValue();
-      case DECIMAL_VALUE -> {
-        try {
-          yield new BigDecimal(value.getDecimalValue());
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("a decimal constant that is none: " + value.getDecimalValue());
-        }
-      }
-      case NULL_VALUE, KIND_NOT_SET -> null;
-      case DOUBLE_VALUE -> throw new IllegalArgumentException("an expression's constants are exact; got a double");
-    };
+    if (value.hasDoubleValue()) {
+      throw new IllegalArgumentException("an expression's constants are exact; got a double");
+    }
+    return SqlValueCodec.decode(value);
   }
 }

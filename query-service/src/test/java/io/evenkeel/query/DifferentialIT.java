@@ -3,6 +3,7 @@ package io.evenkeel.query;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.query.optimize.OptimizerSettings;
+import io.evenkeel.query.testing.ExpressionGenerator;
 import io.evenkeel.query.testing.QueryGenerator;
 import io.evenkeel.query.testing.ReferenceDatabase;
 import io.evenkeel.query.testing.ResultRows;
@@ -247,6 +248,56 @@ class DifferentialIT {
     assertThat(mismatches).as("%d of %d queries", mismatches.size(), queries.size()).isEmpty();
     assertThat(queries).hasSizeGreaterThanOrEqualTo(150);
     assertThat(nonEmpty).isGreaterThan(queries.size() * 3 / 4);
+  }
+
+  /**
+   * Expressions generated up to three calls deep over every kind of column, a NULL possible in every argument
+   * position: in the select list (evaluated by the service), in WHERE (tested on the shards' rows), and as GROUP BY
+   * keys and aggregate arguments (computed on the shards), each answered as MariaDB answers it.
+   */
+  @Test
+  void nestedExpressionsAnswerAsMariaDbDoes() throws Exception {
+    SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
+    ExpressionGenerator expressions = new ExpressionGenerator(new Random(SEED + 2));
+    List<String> mismatches = new ArrayList<>();
+    int queries = 450;
+    int nonEmpty = 0;
+    for (int i = 0; i < queries; i++) {
+      ExpressionGenerator.Kind kind = expressions.valueKind();
+      String sql = switch (i % 3) {
+        case 0 -> "SELECT row_id, " + expressions.next(kind, 3) + ", " + expressions.next(ExpressionGenerator.Kind.TRUTH, 2)
+            + " FROM transaction_logs WHERE tenant_id IN (3, 7) ORDER BY tenant_id, row_id LIMIT 60";
+        case 1 -> "SELECT COUNT(*), SUM(" + expressions.next(ExpressionGenerator.Kind.DECIMAL, 2)
+            + ") FROM transaction_logs WHERE " + expressions.next(ExpressionGenerator.Kind.TRUTH, 3);
+        default -> "SELECT " + expressions.next(kind, 3) + " AS k, COUNT(*), SUM("
+            + expressions.next(ExpressionGenerator.Kind.INTEGER, 2) + "), AVG("
+            + expressions.next(ExpressionGenerator.Kind.DECIMAL, 1) + "), MIN(" + expressions.next(expressions.valueKind(), 2)
+            + "), COUNT(DISTINCT " + expressions.next(expressions.valueKind(), 1) + ") FROM transaction_logs"
+            + (i % 2 == 0 ? " WHERE tenant_id IN (1, 3, 7, 11)" : "") + " GROUP BY k";
+      };
+      List<List<String>> expected = ResultRows.of(reference.query(sql));
+      SqlClient.Answer answer = client.sql(sql);
+      if (answer.status() != 200) {
+        mismatches.add(sql + "\n  status " + answer.status() + ": " + answer.body().path("error").asText());
+        continue;
+      }
+      List<List<String>> actual = ResultRows.of(answer.body().get("rows"));
+      if (!sql.contains(" LIMIT ")) {
+        expected.sort(ResultRows.ORDER);
+        actual.sort(ResultRows.ORDER);
+      }
+      if (!expected.equals(actual)) {
+        mismatches.add(sql + "\n  expected " + expected.size() + " rows: " + ResultRows.head(expected)
+            + "\n  actual " + actual.size() + " rows:   " + ResultRows.head(actual));
+      }
+      nonEmpty += expected.isEmpty() ? 0 : 1;
+    }
+    System.out.printf("nested expressions: %d queries, %d answered as MariaDB did; functions generated: %s%n",
+        queries, queries - mismatches.size(), expressions.functions());
+    assertThat(mismatches).as("%d of %d queries", mismatches.size(), queries).isEmpty();
+    assertThat(nonEmpty).isGreaterThan(queries / 2);
+    assertThat(expressions.functions()).as("every function generated").hasSizeGreaterThan(50)
+        .allSatisfy((function, count) -> assertThat(count).as(function).isGreaterThanOrEqualTo(3));
   }
 
   @Test

@@ -3,10 +3,11 @@ package io.evenkeel.query.execute;
 import io.evenkeel.cluster.memory.ByteSize;
 import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.ExpressionCodec;
+import io.evenkeel.expr.SqlValueCodec;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.merge.Groups;
 import io.evenkeel.query.merge.RowMerger;
-import io.evenkeel.query.merge.ValueOrder;
 import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.QueryPlan;
 import io.evenkeel.query.parse.SelectStatement;
@@ -172,7 +173,7 @@ public final class QueryExecution {
     responses.forEach((shard, response) -> {
       for (Hit hit : response.getHitsList()) {
         List<Object> sortValues = new ArrayList<>(hit.getSortValuesCount());
-        hit.getSortValuesList().forEach(value -> sortValues.add(ValueOrder.fromShard(value)));
+        hit.getSortValuesList().forEach(value -> sortValues.add(SqlValueCodec.decode(value)));
         hits.add(new RowMerger.ShardHit(shard, hit, sortValues));
       }
     });
@@ -241,17 +242,22 @@ public final class QueryExecution {
   /** A covered hit as a row: the columns the shard read from doc values. */
   private TableRow rowOfColumns(RowMerger.ShardHit hit) {
     List<Object> values = new ArrayList<>(hit.hit().getColumnsCount());
-    hit.hit().getColumnsList().forEach(value -> values.add(ValueOrder.fromShard(value)));
+    hit.hit().getColumnsList().forEach(value -> values.add(SqlValueCodec.decode(value)));
     return TableRow.ofColumns(hit.hit().getTenantId(), hit.hit().getRowId(), plan.hitColumns(), values);
   }
 
   private List<List<Object>> aggregateOnShards() {
     // The shards stop at the caps the merge applies: one shard over them is enough to know the answer is.
-    Query query = shardQuery().addAllAggregations(plan.shardAggregations())
-        .addAllGroupBy(plan.shardGroupBy()).setMaxGroups(Groups.MAX_GROUPS)
-        .setMaxDistinctValues(Groups.MAX_DISTINCT_VALUES).build();
+    Query.Builder query = shardQuery().addAllAggregations(plan.shardAggregations())
+        .setMaxGroups(Groups.MAX_GROUPS).setMaxDistinctValues(Groups.MAX_DISTINCT_VALUES);
+    List<String> columns = plan.shardGroupByColumns();
+    if (columns != null) {
+      query.addAllGroupBy(columns);
+    } else {
+      plan.shardGroupBy().forEach(key -> query.addGroupByExpressions(ExpressionCodec.encode(key)));
+    }
     Groups groups = new Groups(statement, plan.aggregates(), evaluator);
-    search(query).values().forEach(response -> response.getBucketsList().forEach(groups::add));
+    search(query.build()).values().forEach(response -> response.getBucketsList().forEach(groups::add));
     return groups.rows();
   }
 

@@ -1,8 +1,10 @@
 package io.evenkeel.query.merge;
 
+import io.evenkeel.expr.AggregateAccumulator;
 import io.evenkeel.expr.Env;
 import io.evenkeel.expr.Evaluator;
 import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.SqlValueCodec;
 import io.evenkeel.expr.SqlValues;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.parse.OrderItem;
@@ -25,7 +27,7 @@ public final class Groups {
   /** Groups a query may make: each is held in the service until the end of the merge. */
   public static final int MAX_GROUPS = 100_000;
   /** The most distinct values one COUNT(DISTINCT ...) counts in one group. */
-  public static final int MAX_DISTINCT_VALUES = Accumulator.MAX_DISTINCT_VALUES;
+  public static final int MAX_DISTINCT_VALUES = 1_000_000;
 
   private final SelectStatement statement;
   private final List<Expr.Aggregate> aggregates;
@@ -33,7 +35,7 @@ public final class Groups {
   /** By normalized key; each group keeps its key as first seen, for output (12.30 stays 12.30). */
   private final Map<List<Object>, Group> groups = new LinkedHashMap<>();
 
-  private record Group(List<Object> key, Accumulator[] accumulators) {}
+  private record Group(List<Object> key, AggregateAccumulator[] accumulators) {}
 
   public Groups(SelectStatement statement, List<Expr.Aggregate> aggregates, Evaluator evaluator) {
     this.statement = statement;
@@ -47,7 +49,7 @@ public final class Groups {
     for (Expr expr : statement.groupBy()) {
       key.add(evaluator.eval(expr, row));
     }
-    Accumulator[] accumulators = group(key);
+    AggregateAccumulator[] accumulators = group(key);
     for (int i = 0; i < accumulators.length; i++) {
       Expr arg = aggregates.get(i).arg();
       accumulators[i].add(arg == null ? Boolean.TRUE : evaluator.eval(arg, row));
@@ -57,23 +59,23 @@ public final class Groups {
   /** One shard's bucket: its key values follow the GROUP BY, its values the aggregates, in order. */
   public void add(Bucket bucket) {
     List<Object> key = new ArrayList<>(bucket.getKeyCount());
-    bucket.getKeyList().forEach(value -> key.add(ValueOrder.fromShard(value)));
-    Accumulator[] accumulators = group(key);
+    bucket.getKeyList().forEach(value -> key.add(SqlValueCodec.decode(value)));
+    AggregateAccumulator[] accumulators = group(key);
     for (int i = 0; i < accumulators.length; i++) {
       accumulators[i].merge(bucket.getValues(i));
     }
   }
 
-  private Accumulator[] group(List<Object> key) {
+  private AggregateAccumulator[] group(List<Object> key) {
     List<Object> normalized = normalize(key);
     if (groups.size() >= MAX_GROUPS && !groups.containsKey(normalized)) {
       throw QueryException.invalid("the query makes more than " + MAX_GROUPS + " groups; at most " + MAX_GROUPS
           + " (narrow the WHERE or group by fewer columns)");
     }
     return groups.computeIfAbsent(normalized, k -> {
-      Accumulator[] accumulators = new Accumulator[aggregates.size()];
+      AggregateAccumulator[] accumulators = new AggregateAccumulator[aggregates.size()];
       for (int i = 0; i < accumulators.length; i++) {
-        accumulators[i] = new Accumulator(aggregates.get(i));
+        accumulators[i] = new AggregateAccumulator(aggregates.get(i), MAX_DISTINCT_VALUES);
       }
       return new Group(key, accumulators);
     }).accumulators();

@@ -1,8 +1,6 @@
 package io.evenkeel.query.merge;
 
 import io.evenkeel.expr.SqlValues;
-import io.evenkeel.schemas.shard.Value;
-import java.math.BigDecimal;
 import java.util.List;
 
 /** The order every shard and the merger share: NULL lowest (first ascending, last descending), then by value. */
@@ -26,16 +24,5 @@ public final class ValueOrder {
       }
     }
     return 0;
-  }
-
-  /** A shard's value as the service's: Long, BigDecimal, String or null. */
-  public static Object fromShard(Value value) {
-    return switch (value.getKindCase()) {
-      case LONG_VALUE -> value.getLongValue();
-      case STRING_VALUE -> value.getStringValue();
-      case DECIMAL_VALUE -> new BigDecimal(value.getDecimalValue());
-      case DOUBLE_VALUE -> BigDecimal.valueOf(value.getDoubleValue());
-      case NULL_VALUE, KIND_NOT_SET -> null;
-    };
   }
 }

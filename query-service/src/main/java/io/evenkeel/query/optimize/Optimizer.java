@@ -2,6 +2,7 @@ package io.evenkeel.query.optimize;
 
 import io.evenkeel.expr.AggregateFunction;
 import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.query.normalize.Normalizer;
 import io.evenkeel.query.normalize.Predicate;
 import io.evenkeel.query.normalize.PredicateBuilder;
@@ -49,8 +50,9 @@ public final class Optimizer {
     Filter filter = FilterCompiler.compile(access, settings.conditionsOnShards());
     List<Expr.Aggregate> aggregates = aggregates(statement);
     if (statement.isAggregate()) {
-      List<Aggregation> shardAggregations = shardAggregations(aggregates);
-      List<String> groupBy = shardGroupBy(statement.groupBy());
+      boolean expressions = settings.conditionsOnShards();
+      List<Aggregation> shardAggregations = shardAggregations(aggregates, expressions);
+      List<Expr> groupBy = shardGroupBy(statement.groupBy(), expressions);
       boolean onShards = !serviceFilter && shardAggregations != null && groupBy != null;
       return new QueryPlan(statement, where, access, filter, serviceFilter,
           onShards ? QueryPlan.Mode.AGGREGATE_ON_SHARDS : QueryPlan.Mode.AGGREGATE_ROWS, List.of(), 0, false,
@@ -167,19 +169,17 @@ public final class Optimizer {
     }
   }
 
-  /** The shard aggregations, or null when one of them needs values the shards cannot read from doc values. */
-  private static List<Aggregation> shardAggregations(List<Expr.Aggregate> aggregates) {
+  /**
+   * The shard aggregations, or null when one of them needs what the shards cannot compute: a plain column is read
+   * from doc values; any other argument is sent as an expression when {@code expressions} allows and it has a wire
+   * form.
+   */
+  private static List<Aggregation> shardAggregations(List<Expr.Aggregate> aggregates, boolean expressions) {
     List<Aggregation> result = new ArrayList<>();
     for (Expr.Aggregate aggregate : aggregates) {
       if (aggregate.arg() == null) {
         result.add(Aggregation.newBuilder().setFunction(Aggregation.Function.COUNT).build());
         continue;
-      }
-      Column column = docValuesColumn(aggregate.arg());
-      boolean numeric = column != null && column.isNumeric();
-      if (column == null || ((aggregate.function() == AggregateFunction.SUM
-          || aggregate.function() == AggregateFunction.AVG) && !numeric)) {
-        return null;
       }
       Aggregation.Function function = aggregate.distinct() ? Aggregation.Function.DISTINCT_VALUES
           : switch (aggregate.function()) {
@@ -189,21 +189,31 @@ public final class Optimizer {
             case MIN -> Aggregation.Function.MIN;
             case MAX -> Aggregation.Function.MAX;
           };
-      result.add(Aggregation.newBuilder().setFunction(function).setField(column.name()).build());
+      Column column = docValuesColumn(aggregate.arg());
+      boolean summed = aggregate.function() == AggregateFunction.SUM || aggregate.function() == AggregateFunction.AVG;
+      if (column != null && (column.isNumeric() || !summed)) {
+        result.add(Aggregation.newBuilder().setFunction(function).setField(column.name()).build());
+      } else if (expressions && ExpressionCodec.encodable(aggregate.arg())) {
+        result.add(Aggregation.newBuilder().setFunction(function)
+            .setExpression(ExpressionCodec.encode(aggregate.arg())).build());
+      } else {
+        return null;
+      }
     }
     return result;
   }
 
-  private static List<String> shardGroupBy(List<Expr> groupBy) {
-    List<String> columns = new ArrayList<>();
+  /**
+   * The shards' group keys, or null when one of them is neither a column with doc values nor (when {@code
+   * expressions} allows) an expression with a wire form.
+   */
+  private static List<Expr> shardGroupBy(List<Expr> groupBy, boolean expressions) {
     for (Expr key : groupBy) {
-      Column column = docValuesColumn(key);
-      if (column == null) {
+      if (docValuesColumn(key) == null && !(expressions && ExpressionCodec.encodable(key))) {
         return null;
       }
-      columns.add(column.name());
     }
-    return columns;
+    return groupBy;
   }
 
   /** The shards' sort for an ORDER BY of plain sortable columns, or null when the service must sort. */

@@ -1,5 +1,6 @@
 package io.evenkeel.query.optimize;
 
+import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.query.parse.OrderItem;
 import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.schemas.shard.Aggregation;
@@ -73,7 +74,8 @@ public final class PlanPrinter {
           + order + page;
       case AGGREGATE_ON_SHARDS -> "aggregate on shards: "
           + plan.shardAggregations().stream().map(PlanPrinter::aggregation).collect(Collectors.joining(", "))
-          + (plan.shardGroupBy().isEmpty() ? "" : " by " + String.join(", ", plan.shardGroupBy()))
+          + (plan.shardGroupBy().isEmpty() ? "" : " by " + plan.shardGroupBy().stream().map(Object::toString)
+              .collect(Collectors.joining(", ")))
           + "; merge exactly in the service" + having(statement) + order + page;
       case AGGREGATE_ROWS -> "fetch candidate rows" + (plan.serviceFilter() ? ", filter" : "")
           + ", aggregate in the service"
@@ -95,7 +97,8 @@ public final class PlanPrinter {
   }
 
   private static String aggregation(Aggregation aggregation) {
-    String field = aggregation.getField().isEmpty() ? "*" : aggregation.getField();
+    String field = aggregation.hasExpression() ? ExpressionCodec.decode(aggregation.getExpression()).toString()
+        : aggregation.getField().isEmpty() ? "*" : aggregation.getField();
     return aggregation.getFunction() == Aggregation.Function.AVG ? "AVG(" + field + ") as sum and count"
         : aggregation.getFunction() + "(" + field + ")";
   }

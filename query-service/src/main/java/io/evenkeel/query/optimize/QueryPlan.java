@@ -6,6 +6,8 @@ import io.evenkeel.query.parse.SelectStatement;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.SortField;
+import io.evenkeel.schemas.table.TransactionLogsTable;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,8 +24,10 @@ import java.util.List;
  *     shards return them with the hits, which are then the rows (no fetch); empty otherwise
  * @param aggregates every distinct aggregate of the statement, in first-use order
  * @param shardAggregations for {@link Mode#AGGREGATE_ON_SHARDS}, one per aggregate
- * @param shardGroupBy for {@link Mode#AGGREGATE_ON_SHARDS}, the group-by columns
- * @param conditionsOnShards whether the filter sends the service scans' conditions to the shards
+ * @param shardGroupBy for {@link Mode#AGGREGATE_ON_SHARDS}, the group keys: columns with doc values, or expressions
+ *     the shards evaluate on each row
+ * @param conditionsOnShards whether the shards test the conditions no index answers and compute the expressions
+ *     of GROUP BY and aggregates; otherwise the service does, on the candidate rows
  */
 public record QueryPlan(
     SelectStatement statement,
@@ -38,7 +42,7 @@ public record QueryPlan(
     List<String> hitColumns,
     List<Expr.Aggregate> aggregates,
     List<Aggregation> shardAggregations,
-    List<String> shardGroupBy,
+    List<Expr> shardGroupBy,
     boolean conditionsOnShards) {
 
   /** How rows reach the service. */
@@ -60,6 +64,21 @@ public record QueryPlan(
     shardGroupBy = List.copyOf(shardGroupBy);
     sort = List.copyOf(sort);
     hitColumns = List.copyOf(hitColumns);
+  }
+
+  /**
+   * The group keys of {@link Mode#AGGREGATE_ON_SHARDS} as the shards' {@code group_by} columns when they are all
+   * columns with doc values; null when some is an expression, sent as {@code group_by_expressions}.
+   */
+  public List<String> shardGroupByColumns() {
+    List<String> columns = new ArrayList<>();
+    for (Expr key : shardGroupBy) {
+      if (!(key instanceof Expr.Column column && TransactionLogsTable.require(column.name()).hasDocValues())) {
+        return null;
+      }
+      columns.add(column.name());
+    }
+    return columns;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.evenkeel.query.merge;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.ExpressionException;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.query.optimize.Optimizer;
 import io.evenkeel.query.optimize.OptimizerSettings;
@@ -42,10 +43,10 @@ class GroupsTest {
   @Test
   void moreDistinctValuesThanTheBoundAreRefusedNamingIt() {
     Groups groups = groups("SELECT COUNT(DISTINCT row_id) FROM transaction_logs");
-    for (long i = 0; i < Accumulator.MAX_DISTINCT_VALUES; i++) {
+    for (long i = 0; i < Groups.MAX_DISTINCT_VALUES; i++) {
       groups.add(row(i));
     }
-    assertThatThrownBy(() -> groups.add(row(Accumulator.MAX_DISTINCT_VALUES))).isInstanceOf(QueryException.class)
+    assertThatThrownBy(() -> groups.add(row(Groups.MAX_DISTINCT_VALUES))).isInstanceOf(ExpressionException.class)
         .hasMessageContaining("counts more than 1000000 distinct values");
   }
 }

@@ -288,4 +288,26 @@ class ExplainTest {
         + "AND created_time < 1000000"))
         .contains("route: 1 of 8 shards by dynamic for created_time in [min, 999999]: tenant 7 -> [6]");
   }
+
+  @Test
+  void groupKeysAndAggregatesOfExpressionsAreComputedOnTheShards() {
+    String sql = "SELECT DATE(FROM_UNIXTIME(created_time / 1000)) AS day, SUM(price * quantity), "
+        + "COUNT(DISTINCT LOWER(seller_nick)) FROM transaction_logs WHERE tenant_id = 7 AND created_time < 1000000 "
+        + "GROUP BY day ORDER BY day";
+    assertThat(explain(optimized, sql)).endsWith("execution: aggregate on shards: SUM((price * quantity)), "
+        + "DISTINCT_VALUES(LOWER(seller_nick)) by DATE(FROM_UNIXTIME((created_time / 1000))); merge exactly in the "
+        + "service, ORDER BY DATE(FROM_UNIXTIME((created_time / 1000))) ASC");
+    // The baseline computes them in the service from every candidate row.
+    QueryService inService = QueryService.builder()
+        .placement(ShardPlacement.fixed(8, "127.0.0.1:1=0-7"))
+        .routingPolicy(() -> RoutingPolicy.dynamic(RULES))
+        .optimizer(OptimizerSettings.defaults().withConditionsOnShards(false))
+        .build();
+    try {
+      assertThat(explain(inService, sql)).contains("execution: fetch candidate rows, aggregate in the service by "
+          + "DATE(FROM_UNIXTIME((created_time / 1000)))");
+    } finally {
+      inService.close();
+    }
+  }
 }

@@ -1,9 +1,17 @@
 package io.evenkeel.shard.search;
 
 import io.evenkeel.cluster.memory.MemoryBudget;
+import io.evenkeel.expr.AggregateAccumulator;
+import io.evenkeel.expr.AggregateFunction;
+import io.evenkeel.expr.Evaluator;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.ExpressionCodec;
+import io.evenkeel.expr.SqlValueCodec;
+import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
+import io.evenkeel.schemas.shard.Expression;
 import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.KeywordOrder;
 import io.evenkeel.schemas.table.TransactionLogsTable;
@@ -26,6 +34,9 @@ import org.apache.lucene.search.SimpleCollector;
  * Aggregates matching rows per group from doc values: COUNT, SUM (exact, as a long until it would overflow, then a
  * BigInteger), MIN, MAX, AVG (as sum and count, so shards merge exactly) and the distinct values (for an exact COUNT
  * DISTINCT across shards). NULL forms its own group; an aggregate without groups over no rows still gives one bucket.
+ * A group key or an aggregate may also be an expression ({@code GROUP BY DATE(FROM_UNIXTIME(created_time / 1000))},
+ * {@code SUM(price * quantity)}): it is evaluated on each matching row, read where {@link RowSource} says, with the
+ * query's time zone and text bound, and aggregated as the service would ({@link AggregateAccumulator}).
  * Every group and distinct value is reserved against the request's memory budget as it is made, with room for its
  * bucket in the answer; the query's group and distinct-value caps are checked there too.
  */
@@ -33,37 +44,72 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   /** Reservations are taken in steps of this much, not per group: the budget is shared by every request. */
   private static final long RESERVE_STEP = 64 * 1024;
 
-  private final List<Column> groupBy;
+  /** A group key: a column read from doc values, or an expression evaluated on the row. */
+  private record Key(Column column, Expr expression) {}
+
+  private final List<Key> keys;
   private final List<Aggregation> aggregations;
-  /** The column each aggregation reads; null for COUNT(*). */
+  /** The column each aggregation reads; null for COUNT(*) and for an expression. */
   private final List<Column> inputs;
+  /** The aggregate of each aggregation of an expression; null for the others. */
+  private final List<Expr.Aggregate> expressionAggregates;
+  /** Where the expressions' rows are read; null when there is no expression. */
+  private final RowSource rowSource;
+  private final RowConditions conditions;
   private final int maxGroups;
   private final int maxDistinctValues;
   private final MemoryBudget.Reservation memory;
 
-  Aggregator(io.evenkeel.schemas.shard.Query query, MemoryBudget.Reservation memory) {
-    this(query.getGroupByList(), query.getAggregationsList(), query.getMaxGroups(), query.getMaxDistinctValues(),
-        memory);
-  }
-
-  Aggregator(List<String> groupBy, List<Aggregation> aggregations, int maxGroups, int maxDistinctValues,
-      MemoryBudget.Reservation memory) {
-    this.maxGroups = maxGroups <= 0 ? Integer.MAX_VALUE : maxGroups;
-    this.maxDistinctValues = maxDistinctValues <= 0 ? Integer.MAX_VALUE : maxDistinctValues;
+  Aggregator(io.evenkeel.schemas.shard.Query query, RowConditions conditions, MemoryBudget.Reservation memory) {
+    this.maxGroups = query.getMaxGroups() <= 0 ? Integer.MAX_VALUE : query.getMaxGroups();
+    this.maxDistinctValues = query.getMaxDistinctValues() <= 0 ? Integer.MAX_VALUE : query.getMaxDistinctValues();
     this.memory = memory;
-    this.groupBy = new ArrayList<>();
-    for (String name : groupBy) {
+    this.conditions = conditions;
+    if (query.getGroupByCount() > 0 && query.getGroupByExpressionsCount() > 0) {
+      throw new IllegalArgumentException("a query groups by group_by or by group_by_expressions, not both");
+    }
+    List<Expr> expressions = new ArrayList<>();
+    this.keys = new ArrayList<>();
+    for (String name : query.getGroupByList()) {
       Column column = TransactionLogsTable.require(name);
       if (!column.hasDocValues()) {
         throw new IllegalArgumentException("cannot group by " + name + " (" + column.type() + ")");
       }
-      this.groupBy.add(column);
+      keys.add(new Key(column, null));
     }
-    this.aggregations = aggregations;
+    for (Expression wire : query.getGroupByExpressionsList()) {
+      Expr expression = ExpressionCodec.decode(wire);
+      keys.add(new Key(null, expression));
+      expressions.add(expression);
+    }
+    this.aggregations = query.getAggregationsList();
     this.inputs = new ArrayList<>();
+    this.expressionAggregates = new ArrayList<>();
     for (Aggregation aggregation : aggregations) {
-      inputs.add(input(aggregation));
+      Expr.Aggregate aggregate = aggregation.hasExpression() ? expressionAggregate(aggregation) : null;
+      expressionAggregates.add(aggregate);
+      inputs.add(aggregate == null ? input(aggregation) : null);
+      if (aggregate != null) {
+        expressions.add(aggregate.arg());
+      }
     }
+    this.rowSource = expressions.isEmpty() ? null : RowSource.of(expressions);
+  }
+
+  private static Expr.Aggregate expressionAggregate(Aggregation aggregation) {
+    if (!aggregation.getField().isEmpty()) {
+      throw new IllegalArgumentException("an aggregation reads a field or an expression, not both");
+    }
+    Expr arg = ExpressionCodec.decode(aggregation.getExpression());
+    return switch (aggregation.getFunction()) {
+      case COUNT -> new Expr.Aggregate(AggregateFunction.COUNT, false, arg);
+      case SUM -> new Expr.Aggregate(AggregateFunction.SUM, false, arg);
+      case MIN -> new Expr.Aggregate(AggregateFunction.MIN, false, arg);
+      case MAX -> new Expr.Aggregate(AggregateFunction.MAX, false, arg);
+      case AVG -> new Expr.Aggregate(AggregateFunction.AVG, false, arg);
+      case DISTINCT_VALUES -> new Expr.Aggregate(AggregateFunction.COUNT, true, arg);
+      case UNRECOGNIZED -> throw new IllegalArgumentException("an unknown aggregation function");
+    };
   }
 
   private static Column input(Aggregation aggregation) {
@@ -89,12 +135,15 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   /** A distinct value's entry in its set and its copy in the answer, besides the value itself. */
   private static final long DISTINCT_VALUE_BYTES = 2 * 48;
 
-  /** The heap a group key's value takes (a boxed long, or a string), twice: once in the map, once in the answer. */
+  /**
+   * The heap a group key's value takes (a boxed long, a string, a decimal or a date-time), twice: once in the map,
+   * once in the answer.
+   */
   private static long bytes(Object value) {
     if (value instanceof String text) {
       return 2 * (48 + 2L * text.length());
     }
-    return value == null ? 0 : 2 * 24;
+    return value == null ? 0 : value instanceof Long || value instanceof Boolean ? 2 * 24 : 2 * 96;
   }
 
   /** The heap one group takes besides its key's values: its map entry, accumulators and bucket. */
@@ -112,11 +161,24 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     final Object[] mins = new Object[aggregations.size()];
     final Object[] maxes = new Object[aggregations.size()];
     final List<Set<Object>> distinct = new ArrayList<>();
+    /** The state of each aggregation of an expression; null for the others. */
+    final AggregateAccumulator[] expressions = new AggregateAccumulator[aggregations.size()];
 
     Accumulator(Collector collector) {
       this.collector = collector;
       for (int i = 0; i < aggregations.size(); i++) {
-        distinct.add(aggregations.get(i).getFunction() == Aggregation.Function.DISTINCT_VALUES ? new HashSet<>() : null);
+        Expr.Aggregate aggregate = expressionAggregates.get(i);
+        boolean distinctValues = aggregations.get(i).getFunction() == Aggregation.Function.DISTINCT_VALUES;
+        distinct.add(distinctValues && aggregate == null ? new HashSet<>() : null);
+        expressions[i] = aggregate == null ? null : new AggregateAccumulator(aggregate, maxDistinctValues);
+      }
+    }
+
+    /** One row's value of aggregation {@code i}'s expression. */
+    void addEvaluated(int i, Object value) {
+      if (expressions[i].add(value)) {
+        collector.distinctValues++;
+        collector.account(DISTINCT_VALUE_BYTES + bytes(value));
       }
     }
 
@@ -160,8 +222,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
   final class Collector extends SimpleCollector {
     private final Map<List<Object>, Accumulator> groups = new LinkedHashMap<>();
-    private ColumnReader[] groupReaders;
+    private ColumnReader[] keyReaders;
     private ColumnReader[] inputReaders;
+    private RowSource.Rows rows;
+    private Evaluator evaluator;
     private long distinctValues;
     /** Accounted, not yet reserved. */
     private long pending;
@@ -181,21 +245,33 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
-      groupReaders = new ColumnReader[groupBy.size()];
-      for (int i = 0; i < groupReaders.length; i++) {
-        groupReaders[i] = ColumnReader.of(context.reader(), groupBy.get(i));
+      keyReaders = new ColumnReader[keys.size()];
+      for (int i = 0; i < keyReaders.length; i++) {
+        Column column = keys.get(i).column();
+        keyReaders[i] = column == null ? null : ColumnReader.of(context.reader(), column);
       }
       inputReaders = new ColumnReader[inputs.size()];
       for (int i = 0; i < inputReaders.length; i++) {
         inputReaders[i] = inputs.get(i) == null ? null : ColumnReader.of(context.reader(), inputs.get(i));
       }
+      if (rowSource != null) {
+        rows = rowSource.open(context.reader());
+        evaluator = conditions.evaluator();
+      }
     }
 
     @Override
     public void collect(int doc) throws IOException {
-      Object[] key = new Object[groupReaders.length];
+      TableRow row = null;
+      if (rows != null) {
+        row = rows.row(doc);
+        if (row == null) {
+          return; // a tombstone: the live-rows filter keeps them out; no row to aggregate either way
+        }
+      }
+      Object[] key = new Object[keyReaders.length];
       for (int i = 0; i < key.length; i++) {
-        key[i] = groupReaders[i].read(doc);
+        key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : evaluator.eval(keys.get(i).expression(), row);
       }
       List<Object> groupKey = Arrays.asList(key);
       Accumulator accumulator = groups.get(groupKey);
@@ -214,6 +290,11 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
       accumulator.docCount++;
       for (int i = 0; i < inputReaders.length; i++) {
+        Expr.Aggregate aggregate = expressionAggregates.get(i);
+        if (aggregate != null) {
+          accumulator.addEvaluated(i, evaluator.eval(aggregate.arg(), row));
+          continue;
+        }
         if (inputReaders[i] == null) {
           accumulator.counts[i]++;
           continue;
@@ -243,7 +324,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       collector.reservePending();
       collector.groups.forEach((key, acc) -> merged.merge(key, acc, this::merge));
     }
-    if (merged.isEmpty() && groupBy.isEmpty()) {
+    if (merged.isEmpty() && keys.isEmpty()) {
       merged.put(List.of(), new Accumulator(newCollector()));
     }
     List<Bucket> buckets = new ArrayList<>(merged.size());
@@ -255,6 +336,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     // One searcher slice in practice; merge by replaying b's state into a.
     a.docCount += b.docCount;
     for (int i = 0; i < aggregations.size(); i++) {
+      if (a.expressions[i] != null) {
+        a.expressions[i].merge(b.expressions[i].partial());
+        continue;
+      }
       BigInteger sum = total(a, i).add(total(b, i));
       a.counts[i] += b.counts[i];
       a.bigSums[i] = sum.bitLength() < 64 ? null : sum;
@@ -279,9 +364,14 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   private Bucket bucket(List<Object> key, Accumulator acc) {
     Bucket.Builder bucket = Bucket.newBuilder().setDocCount(acc.docCount);
     for (int i = 0; i < key.size(); i++) {
-      bucket.addKey(FieldValues.toValue(groupBy.get(i), key.get(i)));
+      Column column = keys.get(i).column();
+      bucket.addKey(column != null ? FieldValues.toValue(column, key.get(i)) : SqlValueCodec.encode(key.get(i)));
     }
     for (int i = 0; i < aggregations.size(); i++) {
+      if (acc.expressions[i] != null) {
+        bucket.addValues(acc.expressions[i].partial());
+        continue;
+      }
       Column input = inputs.get(i);
       AggregateValue.Builder value = AggregateValue.newBuilder().setCount(acc.counts[i]);
       if (input != null) {

@@ -69,7 +69,6 @@ final class FieldValues {
     return value.getStringValue();
   }
 
-  /** A value read from the index (a long in index units, or a string) as a query result value. */
   /**
    * A doc value ({@link ColumnReader}) as the row holds it in SQL: a Long, a String, a DECIMAL as a BigDecimal of the
    * column's scale, or null.
@@ -105,6 +104,8 @@ final class FieldValues {
       case STRING_VALUE -> "string '" + value.getStringValue() + "'";
       case DECIMAL_VALUE -> "decimal " + value.getDecimalValue();
       case DOUBLE_VALUE -> "double " + value.getDoubleValue();
+      case TRUTH_VALUE -> "truth value " + value.getTruthValue();
+      case DATE_TIME_VALUE -> "date-time " + value.getDateTimeValue().getLocal();
       case NULL_VALUE -> "NULL";
       case KIND_NOT_SET -> "no value";
     };

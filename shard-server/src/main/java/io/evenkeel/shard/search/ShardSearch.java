@@ -111,16 +111,18 @@ public final class ShardSearch {
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
     }
-    Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null,
-        RowConditions.of(request));
+    RowConditions conditions = RowConditions.of(request);
+    Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null, conditions);
     SearchResponse.Builder response = SearchResponse.newBuilder();
     List<Column> sortColumns = sortColumns(request);
     List<Column> columns = DocValuesColumns.require(request.getColumnsList());
     Sort sort = sort(request, sortColumns);
-    if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0) {
-      response.addAllBuckets(searcher.search(query, new Aggregator(request, memory)));
+    if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0
+        || request.getGroupByExpressionsCount() > 0) {
+      response.addAllBuckets(searcher.search(query, new Aggregator(request, conditions, memory)));
     }
     long rowBytesReserved = estimate == null ? 0 : estimate.bytes();
+    int hits = -1;
     if (request.getLimit() > 0) {
       // The top-hits queue's array is allocated whole (never longer than the shard has documents); its entries only
       // for the hits that match.
@@ -149,9 +151,12 @@ public final class ShardSearch {
         }
         response.addHits(hitColumns == null ? hit : hit.addAllColumns(hitColumns.get(i)));
       }
+      hits = top.length;
     }
     if (request.getTrackTotal()) {
-      response.setTotal(searcher.count(query));
+      // Fewer hits than the limit are every match: counting again would test each candidate's row condition twice.
+      response.setTotal(hits >= 0 && hits < request.getLimit() && !request.getOrderedByComposite() ? hits
+          : searcher.count(query));
     }
     return response.setTookMicros((System.nanoTime() - started) / 1_000).build();
   }

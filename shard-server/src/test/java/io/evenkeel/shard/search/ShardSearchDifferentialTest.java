@@ -307,6 +307,7 @@ class ShardSearchDifferentialTest {
       case DECIMAL_VALUE -> new BigDecimal(value.getDecimalValue());
       case DOUBLE_VALUE -> value.getDoubleValue();
       case NULL_VALUE, KIND_NOT_SET -> null;
+      case TRUTH_VALUE, DATE_TIME_VALUE -> throw new AssertionError("a column's value is never " + value);
     };
   }
 
