@@ -272,8 +272,9 @@ public final class Evaluator {
             env)), "CONCAT_WS");
       }
       case SUBSTRING -> {
-        return StringFunctions.substring(eval(args.get(0), env), eval(args.get(1), env),
-            args.size() > 2 ? eval(args.get(2), env) : null);
+        Object length = args.size() > 2 ? eval(args.get(2), env) : (Object) Long.MAX_VALUE;
+        return length == null ? null : StringFunctions.substring(eval(args.get(0), env), eval(args.get(1), env),
+            length);
       }
       case LEFT -> {
         return StringFunctions.left(eval(args.get(0), env), eval(args.get(1), env));

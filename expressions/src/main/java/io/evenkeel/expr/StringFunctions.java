@@ -68,10 +68,10 @@ final class StringFunctions {
 
   /**
    * {@code SUBSTRING(text, position[, length])}: from the 1-based position (negative: counted from the end; 0 gives
-   * ''), {@code length} characters or to the end.
+   * ''), {@code length} characters (Long.MAX_VALUE: to the end).
    */
   static Object substring(Object value, Object position, Object length) {
-    if (value == null || position == null) {
+    if (value == null || position == null || length == null) {
       return null;
     }
     int[] chars = Casts.text(value).codePoints().toArray();
@@ -80,10 +80,7 @@ final class StringFunctions {
     if (from == 0 || start < 0 || start >= chars.length) {
       return "";
     }
-    long count = chars.length - start;
-    if (length != null) {
-      count = Math.min(count, Math.max(0, whole(length, "SUBSTRING")));
-    }
+    long count = Math.min(chars.length - start, Math.max(0, whole(length, "SUBSTRING")));
     return new String(chars, (int) start, (int) count);
   }
 
@@ -130,15 +127,21 @@ final class StringFunctions {
     return text.substring(start, end);
   }
 
-  /** {@code REPLACE(text, from, to)}: every occurrence, case-sensitively; an empty {@code from} changes nothing. */
+  /**
+   * {@code REPLACE(text, from, to)}: every occurrence, case-sensitively. As in MariaDB, a {@code from} that is empty
+   * or not found gives the text unchanged, even when {@code to} is NULL.
+   */
   static Object replace(Object value, Object from, Object to) {
-    if (value == null || from == null || to == null) {
+    if (value == null || from == null) {
       return null;
     }
     String text = Casts.text(value);
     String target = Casts.text(from);
-    if (target.isEmpty()) {
+    if (target.isEmpty() || !text.contains(target)) {
       return text;
+    }
+    if (to == null) {
+      return null;
     }
     String replaced = text.replace(target, Casts.text(to));
     if (replaced.length() > MAX_RESULT_CHARS) {

@@ -260,16 +260,16 @@ class DifferentialIT {
     SqlClient client = cluster.startService(OptimizerSettings.defaults(), Duration.ofSeconds(20));
     ExpressionGenerator expressions = new ExpressionGenerator(new Random(SEED + 2));
     List<String> mismatches = new ArrayList<>();
-    int queries = 450;
+    int queries = 750;
     int nonEmpty = 0;
     for (int i = 0; i < queries; i++) {
       ExpressionGenerator.Kind kind = expressions.valueKind();
       String sql = switch (i % 3) {
-        case 0 -> "SELECT row_id, " + expressions.next(kind, 3) + ", " + expressions.next(ExpressionGenerator.Kind.TRUTH, 2)
+        case 0 -> "SELECT row_id, " + expressions.shown(kind, 3) + ", " + expressions.next(ExpressionGenerator.Kind.TRUTH, 2)
             + " FROM transaction_logs WHERE tenant_id IN (3, 7) ORDER BY tenant_id, row_id LIMIT 60";
         case 1 -> "SELECT COUNT(*), SUM(" + expressions.next(ExpressionGenerator.Kind.DECIMAL, 2)
             + ") FROM transaction_logs WHERE " + expressions.next(ExpressionGenerator.Kind.TRUTH, 3);
-        default -> "SELECT " + expressions.next(kind, 3) + " AS k, COUNT(*), SUM("
+        default -> "SELECT " + expressions.shown(kind, 3) + " AS k, COUNT(*), SUM("
             + expressions.next(ExpressionGenerator.Kind.INTEGER, 2) + "), AVG("
             + expressions.next(ExpressionGenerator.Kind.DECIMAL, 1) + "), MIN(" + expressions.next(expressions.valueKind(), 2)
             + "), COUNT(DISTINCT " + expressions.next(expressions.valueKind(), 1) + ") FROM transaction_logs"

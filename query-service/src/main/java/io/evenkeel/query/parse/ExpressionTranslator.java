@@ -294,7 +294,7 @@ final class ExpressionTranslator {
       args.add(expr(node.getThenOperands().get(i)));
     }
     args.add(node.getElseOperand() == null ? Expr.Literal.NULL : expr(node.getElseOperand()));
-    return new Expr.Call(Op.CASE, args);
+    return ScalarFunctions.temporal(Op.CASE, args);
   }
 
   private Expr floorOrCeil(SqlCall call) {

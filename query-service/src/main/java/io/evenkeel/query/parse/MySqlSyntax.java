@@ -192,6 +192,14 @@ final class MySqlSyntax {
             continue;
           }
         }
+        int unit = upper.equals("INTERVAL") && !call ? intervalUnit(sql, end) : -1;
+        if (unit > 0) {
+          // Calcite takes a literal, a name or a parenthesized expression before the unit; MySQL any expression.
+          out.append(name.group()).append(" (").append(rewrite(sql.substring(end, unit), aliases)).append(") ");
+          tokens.symbol(')');
+          i = unit;
+          continue;
+        }
         boolean alias = aliases.contains(name.group().toLowerCase(Locale.ROOT)) && !call
             && !(tokens.previousIs("AS") && tokens.inCast()) && !tokens.atIntervalUnit();
         out.append(alias ? "`" + name.group() + "`" : switch (upper) {
@@ -211,6 +219,56 @@ final class MySqlSyntax {
     }
     return out.toString();
   }
+
+  /**
+   * Where the unit of the {@code INTERVAL} whose amount starts at {@code start} begins, when the amount is more than
+   * one token ({@code INTERVAL ABS(n) DAY}, {@code INTERVAL NULL DAY} as MySQL reads it, {@code INTERVAL CASE ... END
+   * HOUR}); -1 otherwise. The unit is the first unit word outside parentheses that is not a call ({@code INTERVAL
+   * HOUR(x) DAY}).
+   */
+  private static int intervalUnit(String sql, int start) {
+    int depth = 0;
+    int tokens = 0;
+    int i = start;
+    while (i < sql.length()) {
+      int skip = skipQuotedOrComment(sql, i);
+      if (skip > i) {
+        tokens += depth == 0 ? 1 : 0;
+        i = skip;
+        continue;
+      }
+      char c = sql.charAt(i);
+      Matcher name = WORD.matcher(sql).region(i, sql.length());
+      if (!isIdentifierChar(sql.charAt(i - 1)) && name.lookingAt()) {
+        boolean call = OPEN_PARENTHESIS.matcher(sql).region(name.end(), sql.length()).lookingAt();
+        if (depth == 0 && !call && INTERVAL_UNITS.contains(name.group().toUpperCase(Locale.ROOT))) {
+          return tokens > 1 || (tokens == 1 && "NULL".equalsIgnoreCase(sql.substring(start, i).strip())) ? i : -1;
+        }
+        tokens += depth == 0 ? 1 : 0;
+        i = name.end();
+        continue;
+      }
+      if (c == '(') {
+        tokens += depth == 0 ? 1 : 0;
+        depth++;
+      } else if (c == ')' || c == ',') {
+        if (depth == 0) {
+          return -1;
+        }
+        depth -= c == ')' ? 1 : 0;
+      } else if (!Character.isWhitespace(c) && depth == 0 && !(Character.isDigit(c) || c == '.')) {
+        tokens++;
+      } else if ((Character.isDigit(c) || c == '.') && depth == 0 && (i == start
+          || !(Character.isDigit(sql.charAt(i - 1)) || sql.charAt(i - 1) == '.'))) {
+        tokens++;
+      }
+      i++;
+    }
+    return -1;
+  }
+
+  private static final Set<String> INTERVAL_UNITS = Set.of("MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK",
+      "MONTH", "QUARTER", "YEAR");
 
   /**
    * The text of each argument of the call whose parenthesis opens at {@code open}, split at its top-level commas

@@ -3,6 +3,7 @@ package io.evenkeel.query.parse;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.Op;
 import io.evenkeel.expr.SqlValues;
+import io.evenkeel.expr.TemporalTypes;
 import io.evenkeel.query.result.QueryException;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,12 +32,12 @@ final class ScalarFunctions {
   /** {@code name(args)}, or empty for a name that is not a scalar function here. */
   static Optional<Expr> call(String name, List<Expr> args) {
     Expr call = switch (name) {
-      case "IFNULL" -> new Expr.Call(Op.IFNULL, arity(name, args, 2, 2));
-      case "COALESCE" -> new Expr.Call(Op.COALESCE, arity(name, args, 1, Integer.MAX_VALUE));
+      case "IFNULL" -> temporal(Op.IFNULL, arity(name, args, 2, 2));
+      case "COALESCE" -> temporal(Op.COALESCE, arity(name, args, 1, Integer.MAX_VALUE));
       case "NULLIF" -> new Expr.Call(Op.NULLIF, arity(name, args, 2, 2));
-      case "IF" -> new Expr.Call(Op.IF, arity(name, args, 3, 3));
-      case "GREATEST" -> new Expr.Call(Op.GREATEST, arity(name, args, 2, Integer.MAX_VALUE));
-      case "LEAST" -> new Expr.Call(Op.LEAST, arity(name, args, 2, Integer.MAX_VALUE));
+      case "IF" -> temporal(Op.IF, arity(name, args, 3, 3));
+      case "GREATEST" -> temporal(Op.GREATEST, arity(name, args, 2, Integer.MAX_VALUE));
+      case "LEAST" -> temporal(Op.LEAST, arity(name, args, 2, Integer.MAX_VALUE));
       case "MOD" -> new Expr.Call(Op.MOD, arity(name, args, 2, 2));
       case "ABS" -> new Expr.Call(Op.ABS, arity(name, args, 1, 1));
       case "SIGN" -> new Expr.Call(Op.SIGN, arity(name, args, 1, 1));
@@ -118,6 +119,11 @@ final class ScalarFunctions {
       default -> throw QueryException.unsupported("CAST to " + name + " (SIGNED, UNSIGNED, DECIMAL(p, s), CHAR, "
           + "DATE and DATETIME are supported)");
     };
+  }
+
+  /** A call whose results may be DATEs and DATETIMEs: typed as MySQL types them ({@link TemporalTypes}). */
+  static Expr temporal(Op op, List<Expr> args) {
+    return new Expr.Call(op, TemporalTypes.unify(op, args));
   }
 
   /** The precision and scale of {@code DECIMAL(p, s)}, as MySQL checks them. */

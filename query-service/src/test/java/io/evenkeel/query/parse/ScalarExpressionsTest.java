@@ -140,6 +140,17 @@ class ScalarExpressionsTest {
       buyer_nick <=> NULL                                               | 1
       seller_nick <=> buyer_nick                                        | 0
       quantity <=> 3                                                    | 1
+      FROM_UNIXTIME(created_time / 1000) + INTERVAL ABS(-2) HOUR        | 2023-11-15 00:13:20.0000
+      DATE_ADD('2024-01-01', INTERVAL CASE WHEN quantity > 2 THEN 1 END DAY) | 2024-01-02
+      DATE_SUB('2024-01-01', INTERVAL HOUR('2024-01-01 03:00:00') HOUR) | 2023-12-31 21:00:00
+      DATE_ADD('2024-01-01', INTERVAL NULL DAY)                         | NULL
+      DATE_ADD('2024-01-01', INTERVAL -1 DAY)                           | 2023-12-31
+      COALESCE(DATE(FROM_UNIXTIME(created_time / 1000)), FROM_UNIXTIME(created_time / 1000)) | 2023-11-14 00:00:00.0000
+      IF(quantity > 2, DATE(FROM_UNIXTIME(created_time / 1000)), CAST('2024-01-01' AS DATETIME(2))) | 2023-11-14 00:00:00.00
+      GREATEST(DATE(FROM_UNIXTIME(created_time / 1000)), DATE('2020-01-01'))  | 2023-11-14
+      SUBSTRING('abc', 2, NULL)                                         | NULL
+      REPLACE('abc', 'x', NULL)                                         | abc
+      REPLACE('abc', 'b', NULL)                                         | NULL
       """)
   void evaluatesAsMySqlDoes(String expression, String expected) {
     Object value = eval(expression);

@@ -9,7 +9,8 @@ import java.util.TreeMap;
  * Random scalar expressions over {@code transaction_logs}, typed so that every argument gets a value of the kind its
  * function takes, nested up to a given depth, with a NULL (a literal, or a nullable column) possible in every
  * argument position. The same text is valid in the service's dialect and in MariaDB's. What MySQL computes in a way
- * the dialect does not claim to follow is left out: nested division (MySQL keeps hidden digits between divisions),
+ * the dialect does not follow is left out: a division anywhere but as the value shown (MySQL carries up to nine
+ * hidden digits of a quotient into what is computed from it, where the dialect keeps the digits it shows),
  * floating-point functions inside other arithmetic, and BIGINT overflow (only small integers meet in arithmetic).
  */
 public final class ExpressionGenerator {
@@ -38,9 +39,14 @@ public final class ExpressionGenerator {
     return functions;
   }
 
-  /** An expression of {@code kind} at most {@code depth} calls deep; at the top, a division may be the last step. */
+  /** An expression of {@code kind} at most {@code depth} calls deep. */
   public String next(Kind kind, int depth) {
-    if (kind == Kind.DECIMAL && depth > 0 && random.nextInt(6) == 0) {
+    return expr(kind, depth);
+  }
+
+  /** The same for a value only shown: a DECIMAL may be a division. */
+  public String shown(Kind kind, int depth) {
+    if (kind == Kind.DECIMAL && depth > 0 && random.nextInt(3) == 0) {
       return call("/", "(" + expr(Kind.INTEGER, depth - 1) + ") / (" + expr(Kind.INTEGER, depth - 1) + ")");
     }
     return expr(kind, depth);

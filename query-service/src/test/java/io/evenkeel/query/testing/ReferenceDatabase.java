@@ -65,6 +65,9 @@ public final class ReferenceDatabase implements AutoCloseable {
     String database = "evenkeel_query_test_" + ProcessHandle.current().pid() + "_" + System.nanoTime() % 1_000_000;
     try (Statement statement = connection.createStatement()) {
       statement.execute("SET time_zone = '+00:00'");
+      // Text made by functions and literals takes the connection's collation: the same as the columns', as in the
+      // service, where every string compares by code point.
+      statement.execute("SET NAMES utf8mb4 COLLATE utf8mb4_nopad_bin");
       statement.execute("CREATE DATABASE " + database + " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin");
       statement.execute("USE " + database);
       StringBuilder ddl = new StringBuilder("CREATE TABLE transaction_logs (tenant_id BIGINT NOT NULL, "
