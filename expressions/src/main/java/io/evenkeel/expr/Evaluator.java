@@ -360,10 +360,25 @@ public final class Evaluator {
     }
     int digits = Math.min(Math.max(exact.scale(), 0), 6);
     BigDecimal rounded = exact.setScale(digits, RoundingMode.DOWN);
-    long whole = rounded.longValue();
-    int nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
-    return new SqlDateTime(LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone), digits);
+    long whole;
+    int nanos;
+    if (rounded.precision() <= 18) {
+      // Every row of a time filter comes here: plain long arithmetic, no intermediate decimals.
+      long unscaled = rounded.unscaledValue().longValue();
+      long unit = POWERS_OF_TEN[digits];
+      whole = unscaled / unit;
+      nanos = (int) ((unscaled % unit) * POWERS_OF_TEN[9 - digits]);
+    } else {
+      whole = rounded.longValue();
+      nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
+    }
+    LocalDateTime local = timeZone instanceof ZoneOffset offset ? LocalDateTime.ofEpochSecond(whole, nanos, offset)
+        : LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone);
+    return new SqlDateTime(local, digits);
   }
+
+  private static final long[] POWERS_OF_TEN = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+      100_000_000, 1_000_000_000};
 
   /** SQL LIKE as a regular expression: % any run, _ one character, \ escapes the next character. */
   static Pattern compileLike(String pattern) {

@@ -50,6 +50,33 @@ public final class TableRow implements Env {
     return new TableRow(values);
   }
 
+  /** Where each of {@code names} stands in a row, for {@link #ofPositions}: resolved once, not for every row. */
+  public static int[] positions(List<String> names) {
+    int[] positions = new int[names.size()];
+    for (int i = 0; i < positions.length; i++) {
+      Integer position = INDEX.get(names.get(i));
+      if (position == null) {
+        throw new IllegalArgumentException("unknown column " + names.get(i));
+      }
+      positions[i] = position;
+    }
+    return positions;
+  }
+
+  /**
+   * A row of which only the columns at {@code positions} are known, {@code known} holding their values in that
+   * order; every other column reads as NULL, tenant_id and row_id as 0 unless known.
+   */
+  public static TableRow ofPositions(int[] positions, Object[] known) {
+    Object[] values = new Object[COLUMNS.size()];
+    values[0] = 0L;
+    values[1] = 0L;
+    for (int i = 0; i < positions.length; i++) {
+      values[positions[i]] = known[i];
+    }
+    return new TableRow(values);
+  }
+
   public long tenantId() {
     return (Long) values[0];
   }

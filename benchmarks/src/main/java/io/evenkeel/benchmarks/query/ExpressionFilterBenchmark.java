@@ -33,22 +33,31 @@ import org.apache.lucene.util.IOUtils;
  * What a filter no index answers costs a tenant query: the same queries without it, with it tested by the shards on
  * their rows (the product), and with it left to the service, which then reads every candidate row of the tenant (the
  * way before). Zipf(1) tenants over in-process shards; for the hottest tenant (spread over 4 shards) and small ones,
- * a page ({@code ORDER BY created_time DESC LIMIT 20}, with {@code price * quantity > 20000}) and a count (with
- * {@code SECOND(FROM_UNIXTIME(created_time / 1000)) < 30}); each query's forms run back to back, one client (the
- * service's form, which reads all of a tenant's rows, only for the first {@code --baseline-queries}).
+ * a page ({@code ORDER BY created_time DESC LIMIT 20}, with {@code price * quantity > 20000}), a count (with
+ * {@code SECOND(FROM_UNIXTIME(created_time / 1000)) < 30}) and sums by day ({@code GROUP BY DATE(FROM_UNIXTIME(
+ * created_time / 1000))} of {@code SUM(price * quantity)}, against sums by status of the price); each query's forms
+ * run back to back, one client (the service's form, which reads all of a tenant's rows, only for the first {@code
+ * --baseline-queries}).
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.ExpressionFilterBenchmark
- * [--rows N] [--shards N] [--queries N] [--baseline-queries N] [--out DIR]}: prints p50 and p99 of each form and the
+ * [--rows N] [--shards N] [--queries N] [--baseline-queries N] [--only page|count|grouped] [--out DIR]}: prints p50 and p99 of each form and the
  * ratios to the query without the filter, and writes them to {@code expression-filters-<time>.md} in {@code --out}.
  */
 public final class ExpressionFilterBenchmark {
   private static final int TENANTS = 10_000;
   private static final int SMALL_TENANTS = 20;
-  private static final String PAGE = "SELECT row_id, created_time, price FROM transaction_logs WHERE tenant_id = %d%s "
-      + "ORDER BY created_time DESC LIMIT 20";
-  private static final String COUNT = "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = %d%s";
-  private static final String PAGE_FILTER = " AND price * quantity > 20000";
-  private static final String COUNT_FILTER = " AND SECOND(FROM_UNIXTIME(created_time / 1000)) < 30";
+  /** A tenant query (its tenant a {@code %d}) in its plain form and with an expression no index answers. */
+  private record Case(String kind, String plain, String withExpression) {}
+
+  private static final List<Case> CASES = List.of(
+      new Case("page", "SELECT row_id, created_time, price FROM transaction_logs WHERE tenant_id = %d "
+          + "ORDER BY created_time DESC LIMIT 20", "SELECT row_id, created_time, price FROM transaction_logs "
+          + "WHERE tenant_id = %d AND price * quantity > 20000 ORDER BY created_time DESC LIMIT 20"),
+      new Case("count", "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = %d", "SELECT COUNT(*) FROM "
+          + "transaction_logs WHERE tenant_id = %d AND SECOND(FROM_UNIXTIME(created_time / 1000)) < 30"),
+      new Case("grouped", "SELECT status, COUNT(*), SUM(price) FROM transaction_logs WHERE tenant_id = %d "
+          + "GROUP BY status", "SELECT DATE(FROM_UNIXTIME(created_time / 1000)) AS day, COUNT(*), "
+          + "SUM(price * quantity) FROM transaction_logs WHERE tenant_id = %d GROUP BY day"));
 
   private ExpressionFilterBenchmark() {}
 
@@ -65,6 +74,7 @@ public final class ExpressionFilterBenchmark {
     int numShards = intArg(args, "--shards", 4);
     int queries = intArg(args, "--queries", 300);
     int baselineQueries = intArg(args, "--baseline-queries", 30);
+    String only = stringArg(args, "--only", "");
     Path out = Path.of(stringArg(args, "--out", "benchmarks/results"));
     Path work = Files.createTempDirectory("evenkeel-expression-bench");
     RowGenerator generator = new RowGenerator(42, TENANTS, 1.0);
@@ -86,22 +96,24 @@ public final class ExpressionFilterBenchmark {
       ShardPlacement placement = shards.placement();
       try (QueryService product = service(placement, policy, true);
            QueryService before = service(placement, policy, false)) {
-        report.append(String.format(Locale.ROOT, "# Expression filters on tenant queries%n%n`java -cp "
+        report.append(String.format(Locale.ROOT, "# Expressions no index answers in tenant queries%n%n`java -cp "
             + "benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.ExpressionFilterBenchmark %s`: %,d rows "
             + "(Zipf θ = 1 over %,d tenants) in %d in-process shards, the hottest tenant on 4 of them; %,d queries a "
-            + "line, each in its forms back to back (the service's form for the first %d), one client. Page: `%s`; "
-            + "count: `%s`.%n%n"
-            + "| tenants | query | without the filter p50 / p99 ms | filter on the shards | filter in the service "
-            + "| p50 ratio, shards / without | p50 ratio, service / without |%n|---|---|---:|---:|---:|---:|---:|%n",
-            String.join(" ", args), rows, TENANTS, numShards, queries, baselineQueries,
-            String.format(PAGE, 0, PAGE_FILTER),
-            String.format(COUNT, 0, COUNT_FILTER)));
-        for (String query : List.of(PAGE, COUNT)) {
-          String filter = query.equals(PAGE) ? PAGE_FILTER : COUNT_FILTER;
-          String kind = query.equals(PAGE) ? "page" : "count";
-          report.append(measure(product, before, query, filter, new long[] {hot}, queries, baselineQueries, "hottest",
-              kind));
-          report.append(measure(product, before, query, filter, small, queries, baselineQueries, "small", kind));
+            + "line, each in its forms back to back (the service's form for the first %d), one client.%n%n",
+            String.join(" ", args), rows, TENANTS, numShards, queries, baselineQueries));
+        for (Case query : CASES) {
+          report.append(String.format(Locale.ROOT, "- %s: `%s` against `%s`%n", query.kind(),
+              String.format(query.withExpression(), hot), String.format(query.plain(), hot)));
+        }
+        report.append(String.format(Locale.ROOT, "%n| tenants | query | without the expression p50 / p99 ms "
+            + "| expression on the shards | expression in the service | p50 ratio, shards / without "
+            + "| p50 ratio, service / without |%n|---|---|---:|---:|---:|---:|---:|%n"));
+        for (Case query : CASES) {
+          if (!only.isEmpty() && !only.equals(query.kind())) {
+            continue;
+          }
+          report.append(measure(product, before, query, new long[] {hot}, queries, baselineQueries, "hottest"));
+          report.append(measure(product, before, query, small, queries, baselineQueries, "small"));
         }
       }
     } finally {
@@ -114,21 +126,22 @@ public final class ExpressionFilterBenchmark {
     System.out.println("\nwrote " + file);
   }
 
-  private static String measure(QueryService product, QueryService before, String query, String filter,
-      long[] tenants, int queries, int baselineQueries, String group, String kind) {
-    Form without = new Form("without the filter");
-    Form onShards = new Form("filter on the shards");
-    Form inService = new Form("filter in the service");
+  private static String measure(QueryService product, QueryService before, Case query, long[] tenants, int queries,
+      int baselineQueries, String group) {
+    Form without = new Form("without the expression");
+    Form onShards = new Form("expression on the shards");
+    Form inService = new Form("expression in the service");
     for (int i = -20; i < queries; i++) { // 20 of warm-up
       long tenant = tenants[Math.floorMod(i, tenants.length)];
       boolean measured = i >= 0;
-      run(product, String.format(query, tenant, ""), without, measured);
-      run(product, String.format(query, tenant, filter), onShards, measured);
-      if (i < baselineQueries) {
-        run(before, String.format(query, tenant, filter), inService, measured);
+      run(product, String.format(query.plain(), tenant), without, measured);
+      run(product, String.format(query.withExpression(), tenant), onShards, measured);
+      if (i >= -baselineQueries && i < baselineQueries) {
+        run(before, String.format(query.withExpression(), tenant), inService, measured);
       }
     }
-    String line = String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", group, kind, figures(without),
+    String line = String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", group, query.kind(),
+        figures(without),
         figures(onShards), figures(inService), ratio(onShards, without), ratio(inService, without));
     System.out.print(line);
     return line;
@@ -154,7 +167,7 @@ public final class ExpressionFilterBenchmark {
 
   private static String figures(Form form) {
     if (form.times().isEmpty()) {
-      return "refused (400) " + form.refused()[0] + " times";
+      return form.refused()[0] == 0 ? "—" : "refused (400) " + form.refused()[0] + " times";
     }
     return String.format(Locale.ROOT, "%.2f / %.2f%s", percentile(form.times(), 0.5), percentile(form.times(), 0.99),
         form.refused()[0] == 0 ? "" : " (" + form.refused()[0] + " refused)");

@@ -226,6 +226,8 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private ColumnReader[] inputReaders;
     private RowSource.Rows rows;
     private Evaluator evaluator;
+    /** Without GROUP BY: the one group, once made. */
+    private Accumulator only;
     private long distinctValues;
     /** Accounted, not yet reserved. */
     private long pending;
@@ -269,6 +271,30 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
           return; // a tombstone: the live-rows filter keeps them out; no row to aggregate either way
         }
       }
+      Accumulator accumulator = keyReaders.length == 0 ? only : null;
+      if (accumulator == null) {
+        accumulator = group(doc, row);
+      }
+      accumulator.docCount++;
+      for (int i = 0; i < inputReaders.length; i++) {
+        Expr.Aggregate aggregate = expressionAggregates.get(i);
+        if (aggregate != null) {
+          accumulator.addEvaluated(i, evaluator.eval(aggregate.arg(), row));
+          continue;
+        }
+        if (inputReaders[i] == null) {
+          accumulator.counts[i]++;
+          continue;
+        }
+        Object value = inputReaders[i].read(doc);
+        if (value != null) {
+          accumulator.add(i, value);
+        }
+      }
+    }
+
+    /** The group of this row, made (and reserved for) when new; the one group when there are no keys. */
+    private Accumulator group(int doc, TableRow row) throws IOException {
       Object[] key = new Object[keyReaders.length];
       for (int i = 0; i < key.length; i++) {
         key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : evaluator.eval(keys.get(i).expression(), row);
@@ -288,22 +314,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
         }
         account(bytes);
       }
-      accumulator.docCount++;
-      for (int i = 0; i < inputReaders.length; i++) {
-        Expr.Aggregate aggregate = expressionAggregates.get(i);
-        if (aggregate != null) {
-          accumulator.addEvaluated(i, evaluator.eval(aggregate.arg(), row));
-          continue;
-        }
-        if (inputReaders[i] == null) {
-          accumulator.counts[i]++;
-          continue;
-        }
-        Object value = inputReaders[i].read(doc);
-        if (value != null) {
-          accumulator.add(i, value);
-        }
+      if (key.length == 0) {
+        only = accumulator; // without GROUP BY every row is in it: no lookup per row
       }
+      return accumulator;
     }
 
     @Override

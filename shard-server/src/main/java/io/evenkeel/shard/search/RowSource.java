@@ -25,11 +25,13 @@ final class RowSource {
 
   /** The columns the expressions read, when all have doc values and none reads an attribute; null otherwise. */
   private final List<Column> docValueColumns;
-  private final List<String> names;
+  /** Where those columns stand in a row. */
+  private final int[] positions;
 
   private RowSource(List<Column> docValueColumns) {
     this.docValueColumns = docValueColumns;
-    this.names = docValueColumns == null ? null : docValueColumns.stream().map(Column::name).toList();
+    this.positions = docValueColumns == null ? null
+        : TableRow.positions(docValueColumns.stream().map(Column::name).toList());
   }
 
   /** The source that serves every one of {@code expressions}. */
@@ -91,11 +93,11 @@ final class RowSource {
       readers[i] = ColumnReader.of(reader, docValueColumns.get(i));
     }
     return doc -> {
-      List<Object> values = new ArrayList<>(readers.length);
+      Object[] values = new Object[readers.length];
       for (int i = 0; i < readers.length; i++) {
-        values.add(FieldValues.sqlValue(docValueColumns.get(i), readers[i].read(doc)));
+        values[i] = FieldValues.sqlValue(docValueColumns.get(i), readers[i].read(doc));
       }
-      return TableRow.ofColumns(0, 0, names, values);
+      return TableRow.ofPositions(positions, values);
     };
   }
 }
