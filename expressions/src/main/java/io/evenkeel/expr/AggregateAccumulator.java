@@ -3,7 +3,6 @@ package io.evenkeel.expr;
 import io.evenkeel.schemas.shard.AggregateValue;
 import io.evenkeel.schemas.shard.Value;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -17,7 +16,9 @@ public final class AggregateAccumulator {
   private final Expr.Aggregate aggregate;
   private final int maxDistinctValues;
   private long count;
+  /** Every digit of the sum, and the digits MySQL shows of it: the most its values show. */
   private BigDecimal sum;
+  private int sumShownScale;
   private Object min;
   private Object max;
   private final Set<Object> distinct;
@@ -68,6 +69,7 @@ public final class AggregateAccumulator {
 
   private void addToSum(BigDecimal number) {
     sum = sum == null ? number : sum.add(number);
+    sumShownScale = Math.max(sumShownScale, SqlValues.shownScale(number));
   }
 
   private void addMin(Object value) {
@@ -115,7 +117,7 @@ public final class AggregateAccumulator {
       return partial.build();
     }
     switch (aggregate.function()) {
-      case SUM, AVG -> partial.setSum(SqlValueCodec.encode(sum));
+      case SUM, AVG -> partial.setSum(SqlValueCodec.encode(sum == null ? null : SqlDecimal.of(sum, sumShownScale)));
       case MIN -> partial.setMin(SqlValueCodec.encode(min));
       case MAX -> partial.setMax(SqlValueCodec.encode(max));
       case COUNT -> { }
@@ -128,19 +130,19 @@ public final class AggregateAccumulator {
     if (distinct != null) {
       return (long) distinct.size();
     }
+    BigDecimal total = sum == null ? null : SqlDecimal.of(sum, sumShownScale);
     return switch (aggregate.function()) {
       case COUNT -> count;
-      case SUM -> sum;
-      case AVG -> sum == null ? null : sum.divide(BigDecimal.valueOf(count),
-          Math.max(sum.scale(), 0) + SqlValues.DIV_PRECISION_INCREMENT, RoundingMode.HALF_UP);
+      case SUM -> total;
+      case AVG -> total == null ? null : SqlValues.quotient(total, BigDecimal.valueOf(count));
       case MIN -> min;
       case MAX -> max;
     };
   }
 
-  /** 1.5 and 1.50 are one distinct value. */
+  /** 1.5 and 1.50 are one distinct value; a quotient is the value it shows. */
   private static Object distinctKey(Object value) {
     return value instanceof BigDecimal || value instanceof Long
-        ? SqlValues.decimal(value).stripTrailingZeros() : value;
+        ? SqlValues.decimal(SqlValues.shown(value)).stripTrailingZeros() : value;
   }
 }

@@ -102,7 +102,7 @@ final class Casts {
       return text;
     }
     if (value instanceof BigDecimal decimal) {
-      return decimal.toPlainString();
+      return ((BigDecimal) SqlValues.shown(decimal)).toPlainString();
     }
     if (value instanceof Boolean truth) {
       return truth ? "1" : "0";

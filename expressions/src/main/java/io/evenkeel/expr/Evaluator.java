@@ -224,6 +224,14 @@ public final class Evaluator {
       case SQRT -> {
         return MathFunctions.power(eval(args.get(0), env), null, true);
       }
+      case SHOWN_SCALE -> {
+        Object value = eval(args.get(0), env);
+        if (!SqlValues.isNumber(value)) {
+          return value;
+        }
+        BigDecimal decimal = SqlValues.decimal(value);
+        return SqlDecimal.of(decimal, Math.max(SqlValues.shownScale(decimal), constant(args.get(1))));
+      }
       case CAST_DATETIME -> {
         return Casts.dateTime(eval(args.get(0), env), (Long) ((Expr.Literal) args.get(1)).value());
       }
@@ -358,7 +366,7 @@ public final class Evaluator {
     if (exact.signum() < 0) {
       return null;
     }
-    int digits = Math.min(Math.max(exact.scale(), 0), 6);
+    int digits = Math.min(SqlValues.shownScale(exact), 6);
     BigDecimal rounded = exact.setScale(digits, RoundingMode.DOWN);
     long whole;
     int nanos;

@@ -65,10 +65,8 @@ public final class ExpressionCodec {
   /** The expression {@code wire} holds; an IllegalArgumentException naming what is wrong with a malformed one. */
   public static Expr decode(Expression wire) {
     return switch (wire.getKindCase()) {
-      case COLUMN -> {
-        TransactionLogsTable.require(wire.getColumn());
-        yield new Expr.Column(wire.getColumn());
-      }
+      // The table's own name string: a row's column lookups by it then compare references, not characters.
+      case COLUMN -> new Expr.Column(TransactionLogsTable.require(wire.getColumn()).name());
       case ATTR -> new Expr.Attr(wire.getAttr());
       case TRUTH -> new Expr.Literal(wire.getTruth());
       case LITERAL -> new Expr.Literal(constant(wire.getLiteral()));

@@ -25,7 +25,9 @@ final class MathFunctions {
       return null;
     }
     BigDecimal dividend = SqlValues.decimal(a);
-    return dividend.remainder(divisor).setScale(Math.max(Math.max(dividend.scale(), divisor.scale()), 0));
+    BigDecimal remainder = dividend.remainder(divisor)
+        .setScale(Math.max(Math.max(dividend.scale(), divisor.scale()), 0));
+    return SqlDecimal.of(remainder, Math.max(SqlValues.shownScale(dividend), SqlValues.shownScale(divisor)));
   }
 
   /** {@code a DIV b}: the quotient's integer part (toward zero), BIGINT; NULL for a zero divisor. */
@@ -89,7 +91,8 @@ final class MathFunctions {
       }
       return Math.abs(x);
     }
-    return ((BigDecimal) value).abs();
+    BigDecimal decimal = (BigDecimal) value;
+    return SqlDecimal.of(decimal.abs(), SqlValues.shownScale(decimal));
   }
 
   static Object sign(Object value) {

@@ -58,6 +58,11 @@ public enum Op {
   CAST_CHAR(2, "CHAR"),
   /** value, the fractional-second digits (0 to 6): a DATETIME. */
   CAST_DATETIME(2, "DATETIME"),
+  /**
+   * value, the digits after the point it shows at least: a decimal result of CASE, IF, IFNULL, COALESCE, GREATEST or
+   * LEAST, which MySQL shows with the most digits of any of its results ({@link ResultTypes}).
+   */
+  SHOWN_SCALE(2, "SHOWN_SCALE"),
   ABS(1, "ABS"),
   SIGN(1, "SIGN"),
   FLOOR(1, "FLOOR"),
@@ -134,6 +139,7 @@ public enum Op {
       case MOD -> "(" + args.get(0) + " % " + args.get(1) + ")";
       case DIV -> "(" + args.get(0) + " DIV " + args.get(1) + ")";
       case CAST_DATETIME -> "CAST(" + args.get(0) + " AS DATETIME(" + args.get(1) + "))";
+      case SHOWN_SCALE -> args.get(0);
       case CASE -> {
         StringBuilder text = new StringBuilder("CASE");
         for (int i = 0; i + 1 < args.size(); i += 2) {

@@ -7,9 +7,9 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
 
 /**
- * A SQL value ({@code null}, Long, BigDecimal, String, Boolean, {@link SqlDateTime}) in its wire form ({@link Value})
- * and back, so that what a shard computes from an expression reaches the service with its type: a DATE key stays a
- * DATE, a truth value a truth value.
+ * A SQL value ({@code null}, Long, BigDecimal, {@link SqlDecimal}, String, Boolean, {@link SqlDateTime}) in its wire
+ * form ({@link Value}) and back, so that what a shard computes from an expression reaches the service with its type:
+ * a DATE key stays a DATE, a truth value a truth value, a quotient keeps its hidden digits.
  */
 public final class SqlValueCodec {
   private SqlValueCodec() {}
@@ -26,6 +26,8 @@ public final class SqlValueCodec {
       wire.setNullValue(true);
     } else if (value instanceof Long number) {
       wire.setLongValue(number);
+    } else if (value instanceof SqlDecimal hidden) {
+      wire.setDecimalValue(hidden.toString()).setShownScale(hidden.shownScale());
     } else if (value instanceof BigDecimal decimal) {
       wire.setDecimalValue(decimal.toString());
     } else if (value instanceof String text) {
@@ -51,7 +53,8 @@ public final class SqlValueCodec {
       case STRING_VALUE -> wire.getStringValue();
       case DECIMAL_VALUE -> {
         try {
-          yield new BigDecimal(wire.getDecimalValue());
+          BigDecimal decimal = new BigDecimal(wire.getDecimalValue());
+          yield wire.hasShownScale() ? SqlDecimal.of(decimal, Math.max(0, wire.getShownScale())) : decimal;
         } catch (NumberFormatException e) {
           throw new IllegalArgumentException("a decimal value that is none: " + wire.getDecimalValue());
         }

@@ -23,8 +23,8 @@ public final class SqlValues {
     if (a == null || b == null) {
       return null;
     }
-    a = numericBoolean(a);
-    b = numericBoolean(b);
+    a = shown(numericBoolean(a));
+    b = shown(numericBoolean(b));
     if (a instanceof Long x && b instanceof Long y) {
       return Long.compare(x, y);
     }
@@ -71,11 +71,7 @@ public final class SqlValues {
     }
     if (op == Op.DIVIDE) {
       BigDecimal divisor = decimal(b);
-      if (divisor.signum() == 0) {
-        return null; // MySQL: division by zero is NULL
-      }
-      BigDecimal dividend = decimal(a);
-      return dividend.divide(divisor, Math.max(dividend.scale(), 0) + DIV_PRECISION_INCREMENT, RoundingMode.HALF_UP);
+      return divisor.signum() == 0 ? null : quotient(decimal(a), divisor); // MySQL: division by zero is NULL
     }
     if (a instanceof Long x && b instanceof Long y) {
       try {
@@ -89,12 +85,51 @@ public final class SqlValues {
         throw ExpressionException.invalid("BIGINT value is out of range in " + x + " " + symbol(op) + " " + y);
       }
     }
-    return switch (op) {
-      case PLUS -> decimal(a).add(decimal(b));
-      case MINUS -> decimal(a).subtract(decimal(b));
-      case TIMES -> decimal(a).multiply(decimal(b));
+    BigDecimal x = decimal(a);
+    BigDecimal y = decimal(b);
+    BigDecimal result = switch (op) {
+      case PLUS -> x.add(y);
+      case MINUS -> x.subtract(y);
+      case TIMES -> x.multiply(y);
       default -> throw new IllegalArgumentException(op + " is not arithmetic");
     };
+    if (!(x instanceof SqlDecimal) && !(y instanceof SqlDecimal)) {
+      return result;
+    }
+    // MySQL's scale of the result, from the digits each side shows; the value keeps every digit.
+    return SqlDecimal.of(result, Math.min(MAX_DECIMAL_SCALE, op == Op.TIMES ? shownScale(x) + shownScale(y)
+        : Math.max(shownScale(x), shownScale(y))));
+  }
+
+  /**
+   * {@code a / b} as MySQL computes it: shown with a's shown digits and {@link #DIV_PRECISION_INCREMENT} more, and
+   * computed to as many more digits as its decimal division gives (digits in groups of nine: both sides' digits
+   * after the point, each rounded up to a group, and the increment beyond what that rounding added), truncated.
+   */
+  public static BigDecimal quotient(BigDecimal a, BigDecimal b) {
+    int fa = Math.max(a.scale(), 0);
+    int fb = Math.max(b.scale(), 0);
+    int groupsA = groupDigits(fa);
+    int groupsB = groupDigits(fb);
+    int increment = Math.max(0, DIV_PRECISION_INCREMENT - (groupsA - fa) - (groupsB - fb));
+    int digits = Math.min(groupDigits(groupsA + groupsB + increment), 81);
+    return SqlDecimal.of(a.divide(b, digits, RoundingMode.DOWN),
+        Math.min(MAX_DECIMAL_SCALE, shownScale(a) + DIV_PRECISION_INCREMENT));
+  }
+
+  /** {@code digits} rounded up to whole groups of nine, as MySQL's decimals hold them. */
+  private static int groupDigits(int digits) {
+    return (digits + 8) / 9 * 9;
+  }
+
+  /** The digits after the point MySQL shows of a decimal. */
+  public static int shownScale(BigDecimal value) {
+    return value instanceof SqlDecimal hidden ? hidden.shownScale() : Math.max(value.scale(), 0);
+  }
+
+  /** A value as MySQL shows, compares and groups it: a decimal with hidden digits rounded to those it shows. */
+  public static Object shown(Object value) {
+    return value instanceof SqlDecimal hidden ? hidden.shown() : value;
   }
 
   public static Object negate(Object value) {
@@ -109,7 +144,7 @@ public final class SqlValues {
       return -x;
     }
     if (value instanceof BigDecimal x) {
-      return x.negate();
+      return SqlDecimal.of(x.negate(), shownScale(x));
     }
     throw ExpressionException.invalid("cannot negate " + describe(value));
   }
@@ -144,7 +179,7 @@ public final class SqlValues {
     if (value instanceof SqlDateTime dateTime) {
       return dateTime.toString();
     }
-    return value;
+    return shown(value);
   }
 
   public static String describe(Object value) {

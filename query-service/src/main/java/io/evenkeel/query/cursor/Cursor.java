@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import io.evenkeel.expr.SqlValues;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import io.evenkeel.expr.SessionTimeZone;
@@ -76,7 +77,8 @@ public record Cursor(String sql, List<Object> params, ZoneId timeZone, List<Obje
       } else if (value instanceof Long number) {
         array.add(number);
       } else if (value instanceof BigDecimal decimal) {
-        array.addObject().put("d", decimal.toString());
+        // A quotient as it is compared: the digits it shows.
+        array.addObject().put("d", SqlValues.shown(decimal).toString());
       } else if (value instanceof String text) {
         array.add(text);
       } else if (value instanceof Boolean truth) {

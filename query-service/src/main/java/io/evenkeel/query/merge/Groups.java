@@ -85,8 +85,9 @@ public final class Groups {
   private static List<Object> normalize(List<Object> key) {
     List<Object> normalized = new ArrayList<>(key.size());
     for (Object value : key) {
-      normalized.add(value instanceof java.math.BigDecimal decimal && decimal.scale() > 0
-          ? decimal.stripTrailingZeros() : value);
+      Object shown = SqlValues.shown(value); // a quotient groups by the value it shows, as in MySQL
+      normalized.add(shown instanceof java.math.BigDecimal decimal && decimal.scale() > 0
+          ? decimal.stripTrailingZeros() : shown);
     }
     return normalized;
   }

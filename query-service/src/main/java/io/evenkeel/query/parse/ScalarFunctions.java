@@ -3,7 +3,7 @@ package io.evenkeel.query.parse;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.Op;
 import io.evenkeel.expr.SqlValues;
-import io.evenkeel.expr.TemporalTypes;
+import io.evenkeel.expr.ResultTypes;
 import io.evenkeel.query.result.QueryException;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,9 +121,9 @@ final class ScalarFunctions {
     };
   }
 
-  /** A call whose results may be DATEs and DATETIMEs: typed as MySQL types them ({@link TemporalTypes}). */
+  /** A call whose results may be DATEs and DATETIMEs: typed as MySQL types them ({@link ResultTypes}). */
   static Expr temporal(Op op, List<Expr> args) {
-    return new Expr.Call(op, TemporalTypes.unify(op, args));
+    return new Expr.Call(op, ResultTypes.unify(op, args));
   }
 
   /** The precision and scale of {@code DECIMAL(p, s)}, as MySQL checks them. */

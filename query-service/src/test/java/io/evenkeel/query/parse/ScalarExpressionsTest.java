@@ -151,6 +151,16 @@ class ScalarExpressionsTest {
       SUBSTRING('abc', 2, NULL)                                         | NULL
       REPLACE('abc', 'x', NULL)                                         | abc
       REPLACE('abc', 'b', NULL)                                         | NULL
+      (2 / 3) * 3                                                       | 2.0000
+      1 / 3 * 3 = 1                                                     | 1
+      2 / 3 = 0.6667                                                    | 1
+      CONCAT(2 / 3)                                                     | 0.6667
+      ROUND(2 / 3, 6)                                                   | 0.666667
+      ABS(-2 / 3)                                                       | 0.6667
+      price / quantity                                                  | 4.116667
+      (price / quantity) * quantity                                     | 12.350000
+      IF(quantity > 5, price / 7, 1 / 7)                                | 0.142857
+      COALESCE(NULL, 2 / 3, price)                                      | 0.6667
       """)
   void evaluatesAsMySqlDoes(String expression, String expected) {
     Object value = eval(expression);
