@@ -1,8 +1,6 @@
 package io.evenkeel.shard.search;
 
 import io.evenkeel.cluster.memory.MemoryBudget;
-import io.evenkeel.schemas.shard.Bool;
-import io.evenkeel.schemas.shard.Filter;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.Value;
