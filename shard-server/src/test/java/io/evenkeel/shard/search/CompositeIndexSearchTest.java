@@ -15,6 +15,7 @@ import io.evenkeel.schemas.shard.Terms;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.testing.ShardQueries;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -136,12 +136,7 @@ class CompositeIndexSearchTest {
   }
 
   private static List<Hit> search(Query query) throws IOException {
-    IndexSearcher searcher = shard.index().searchers().acquire();
-    try {
-      return ShardSearch.run(searcher, query).getHitsList();
-    } finally {
-      shard.index().searchers().release(searcher);
-    }
+    return ShardQueries.search(shard, query).getHitsList();
   }
 
   private static Value longValue(long value) {

@@ -17,6 +17,7 @@ import io.evenkeel.schemas.shard.Terms;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.testing.ShardQueries;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -33,7 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
-import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -252,14 +252,9 @@ class HotAttributesTest {
   }
 
   private static Set<Long> rowIds(Shard shard, Filter filter) throws IOException {
-    Query query = Query.newBuilder().setLimit(1_000).setFilter(filter).build();
-    IndexSearcher searcher = shard.index().searchers().acquire();
-    try {
-      Set<Long> rows = new TreeSet<>();
-      ShardSearch.run(searcher, query).getHitsList().forEach(hit -> rows.add(hit.getRowId()));
-      return rows;
-    } finally {
-      shard.index().searchers().release(searcher);
-    }
+    Set<Long> rows = new TreeSet<>();
+    ShardQueries.search(shard, Query.newBuilder().setLimit(1_000).setFilter(filter).build()).getHitsList()
+        .forEach(hit -> rows.add(hit.getRowId()));
+    return rows;
   }
 }

@@ -16,6 +16,7 @@ import io.evenkeel.schemas.shard.Term;
 import io.evenkeel.schemas.shard.Value;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
+import io.evenkeel.shard.testing.ShardQueries;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -31,7 +32,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Predicate;
-import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -112,11 +112,6 @@ class RowConditionQueryTest {
   }
 
   private static io.evenkeel.schemas.shard.SearchResponse search(Shard shard, Query query) throws IOException {
-    IndexSearcher searcher = shard.index().searchers().acquire();
-    try {
-      return ShardSearch.run(searcher, query);
-    } finally {
-      shard.index().searchers().release(searcher);
-    }
+    return ShardQueries.search(shard, query);
   }
 }

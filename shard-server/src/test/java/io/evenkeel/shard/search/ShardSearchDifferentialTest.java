@@ -27,6 +27,7 @@ import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.testing.Reference;
+import io.evenkeel.shard.testing.ShardQueries;
 import io.evenkeel.shard.testing.TestRows;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
@@ -46,7 +47,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -166,12 +166,7 @@ class ShardSearchDifferentialTest {
   }
 
   private static SearchResponse search(Query query) throws IOException {
-    IndexSearcher searcher = shard.index().searchers().acquire();
-    try {
-      return ShardSearch.run(searcher, query);
-    } finally {
-      shard.index().searchers().release(searcher);
-    }
+    return ShardQueries.search(shard, query);
   }
 
   private static void checkHits(Query query, SearchResponse response, List<TransactionLogChange> expected,
