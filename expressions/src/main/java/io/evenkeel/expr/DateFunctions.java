@@ -28,6 +28,23 @@ final class DateFunctions {
   enum Part {
     YEAR, QUARTER, MONTH, DAYOFMONTH, DAYOFWEEK, WEEKDAY, DAYOFYEAR, HOUR, MINUTE, SECOND;
 
+    /** The part {@code name} names; read for every row, so without {@code valueOf}'s map lookup. */
+    static Part named(String name) {
+      return switch (name) {
+        case "YEAR" -> YEAR;
+        case "QUARTER" -> QUARTER;
+        case "MONTH" -> MONTH;
+        case "DAYOFMONTH" -> DAYOFMONTH;
+        case "DAYOFWEEK" -> DAYOFWEEK;
+        case "WEEKDAY" -> WEEKDAY;
+        case "DAYOFYEAR" -> DAYOFYEAR;
+        case "HOUR" -> HOUR;
+        case "MINUTE" -> MINUTE;
+        case "SECOND" -> SECOND;
+        default -> valueOf(name);
+      };
+    }
+
     long of(LocalDateTime t) {
       return switch (this) {
         case YEAR -> t.getYear();

@@ -172,6 +172,14 @@ public final class Evaluator {
         return null;
       }
       case FROM_UNIXTIME -> {
+        if (args.get(0) instanceof Expr.Call division && division.op() == Op.DIVIDE
+            && division.args().get(1) instanceof Expr.Literal divisor && Long.valueOf(1_000L).equals(divisor.value())) {
+          // FROM_UNIXTIME(created_time / 1000), in every date filter of this table: the same value, from the
+          // milliseconds directly instead of through a decimal quotient.
+          Object dividend = eval(division.args().get(0), env);
+          return dividend instanceof Long millis ? fromEpochMillis(millis)
+              : fromUnixTime(SqlValues.arithmetic(Op.DIVIDE, dividend, 1_000L));
+        }
         return fromUnixTime(eval(args.get(0), env));
       }
       case DATE_FORMAT -> {
@@ -310,7 +318,7 @@ public final class Evaluator {
         return DateFunctions.date(eval(args.get(0), env));
       }
       case DATE_PART -> {
-        return DateFunctions.part(DateFunctions.Part.valueOf((String) ((Expr.Literal) args.get(0)).value()),
+        return DateFunctions.part(DateFunctions.Part.named((String) ((Expr.Literal) args.get(0)).value()),
             eval(args.get(1), env));
       }
       case UNIX_TIMESTAMP -> {
@@ -383,6 +391,18 @@ public final class Evaluator {
     LocalDateTime local = timeZone instanceof ZoneOffset offset ? LocalDateTime.ofEpochSecond(whole, nanos, offset)
         : LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone);
     return new SqlDateTime(local, digits);
+  }
+
+  /** {@code FROM_UNIXTIME(millis / 1000)}: a quotient shown with 4 digits, so a date-time with 4 fractional digits. */
+  private SqlDateTime fromEpochMillis(long millis) {
+    if (millis < 0) {
+      return null;
+    }
+    long whole = millis / 1_000;
+    int nanos = (int) (millis % 1_000) * 1_000_000;
+    LocalDateTime local = timeZone instanceof ZoneOffset offset ? LocalDateTime.ofEpochSecond(whole, nanos, offset)
+        : LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone);
+    return new SqlDateTime(local, SqlValues.DIV_PRECISION_INCREMENT);
   }
 
   private static final long[] POWERS_OF_TEN = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,

@@ -161,6 +161,11 @@ class ScalarExpressionsTest {
       (price / quantity) * quantity                                     | 12.350000
       IF(quantity > 5, price / 7, 1 / 7)                                | 0.142857
       COALESCE(NULL, 2 / 3, price)                                      | 0.6667
+      FROM_UNIXTIME(created_time / 1000)                                | 2023-11-14 22:13:20.0000
+      FROM_UNIXTIME((created_time + 1) / 1000)                          | 2023-11-14 22:13:20.0010
+      FROM_UNIXTIME(price / 1000)                                       | 1970-01-01 00:00:00.012350
+      FROM_UNIXTIME(-1000 / 1000)                                       | NULL
+      SECOND(FROM_UNIXTIME((created_time + 59999) / 1000))             | 19
       """)
   void evaluatesAsMySqlDoes(String expression, String expected) {
     Object value = eval(expression);
