@@ -376,37 +376,24 @@ public final class Evaluator {
     }
     int digits = Math.min(SqlValues.shownScale(exact), 6);
     BigDecimal rounded = exact.setScale(digits, RoundingMode.DOWN);
-    long whole;
-    int nanos;
-    if (rounded.precision() <= 18) {
-      // Every row of a time filter comes here: plain long arithmetic, no intermediate decimals.
-      long unscaled = rounded.unscaledValue().longValue();
-      long unit = POWERS_OF_TEN[digits];
-      whole = unscaled / unit;
-      nanos = (int) ((unscaled % unit) * POWERS_OF_TEN[9 - digits]);
-    } else {
-      whole = rounded.longValue();
-      nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
-    }
-    LocalDateTime local = timeZone instanceof ZoneOffset offset ? LocalDateTime.ofEpochSecond(whole, nanos, offset)
-        : LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone);
-    return new SqlDateTime(local, digits);
+    long whole = rounded.longValue();
+    int nanos = rounded.subtract(BigDecimal.valueOf(whole)).movePointRight(9).intValue();
+    return dateTime(whole, nanos, digits);
   }
 
   /** {@code FROM_UNIXTIME(millis / 1000)}: a quotient shown with 4 digits, so a date-time with 4 fractional digits. */
   private SqlDateTime fromEpochMillis(long millis) {
-    if (millis < 0) {
-      return null;
-    }
-    long whole = millis / 1_000;
-    int nanos = (int) (millis % 1_000) * 1_000_000;
-    LocalDateTime local = timeZone instanceof ZoneOffset offset ? LocalDateTime.ofEpochSecond(whole, nanos, offset)
-        : LocalDateTime.ofInstant(Instant.ofEpochSecond(whole, nanos), timeZone);
-    return new SqlDateTime(local, SqlValues.DIV_PRECISION_INCREMENT);
+    return millis < 0 ? null
+        : dateTime(millis / 1_000, (int) (millis % 1_000) * 1_000_000, SqlValues.DIV_PRECISION_INCREMENT);
   }
 
-  private static final long[] POWERS_OF_TEN = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
-      100_000_000, 1_000_000_000};
+  /** An instant as a date-time in the session time zone. */
+  private SqlDateTime dateTime(long epochSecond, int nanos, int digits) {
+    LocalDateTime local = timeZone instanceof ZoneOffset offset
+        ? LocalDateTime.ofEpochSecond(epochSecond, nanos, offset)
+        : LocalDateTime.ofInstant(Instant.ofEpochSecond(epochSecond, nanos), timeZone);
+    return new SqlDateTime(local, digits);
+  }
 
   /** SQL LIKE as a regular expression: % any run, _ one character, \ escapes the next character. */
   static Pattern compileLike(String pattern) {
