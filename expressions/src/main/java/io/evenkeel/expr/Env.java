@@ -5,6 +5,11 @@ public interface Env {
   /** The value of a column, null for NULL. */
   Object column(String name);
 
+  /** The value of a column the expression names; an environment that stores columns by position reads it there. */
+  default Object column(Expr.Column column) {
+    return column(column.name());
+  }
+
   /** {@code attr('key')}: null when the row has no such key. */
   Object attr(String key);
 

@@ -51,7 +51,7 @@ public final class Evaluator {
       return literal.value();
     }
     if (expr instanceof Expr.Column column) {
-      return env.column(column.name());
+      return env.column(column);
     }
     if (expr instanceof Expr.Attr attr) {
       return env.attr(attr.key());
@@ -60,6 +60,11 @@ public final class Evaluator {
       return env.aggregate(aggregate);
     }
     return call((Expr.Call) expr, env);
+  }
+
+  /** {@code expr} prepared once for evaluation over many rows by this evaluator. */
+  public CompiledExpression compile(Expr expr) {
+    return CompiledExpression.compile(expr, this);
   }
 
   /** Whether a condition is TRUE (UNKNOWN and FALSE both reject, as WHERE and HAVING do). */
@@ -172,15 +177,8 @@ public final class Evaluator {
         return null;
       }
       case FROM_UNIXTIME -> {
-        if (args.get(0) instanceof Expr.Call division && division.op() == Op.DIVIDE
-            && division.args().get(1) instanceof Expr.Literal divisor && Long.valueOf(1_000L).equals(divisor.value())) {
-          // FROM_UNIXTIME(created_time / 1000), in every date filter of this table: the same value, from the
-          // milliseconds directly instead of through a decimal quotient.
-          Object dividend = eval(division.args().get(0), env);
-          return dividend instanceof Long millis ? fromEpochMillis(millis)
-              : fromUnixTime(SqlValues.arithmetic(Op.DIVIDE, dividend, 1_000L));
-        }
-        return fromUnixTime(eval(args.get(0), env));
+        Expr millis = millisOfQuotient(args.get(0));
+        return millis != null ? fromUnixTimeOfMillis(eval(millis, env)) : fromUnixTime(eval(args.get(0), env));
       }
       case DATE_FORMAT -> {
         Object value = eval(args.get(0), env);
@@ -363,7 +361,7 @@ public final class Evaluator {
    * Epoch seconds (times are epoch ms: divide by 1000) to a date-time in the session time zone; NULL before 1970, as
    * in MySQL.
    */
-  private SqlDateTime fromUnixTime(Object seconds) {
+  SqlDateTime fromUnixTime(Object seconds) {
     if (seconds == null) {
       return null;
     }
@@ -381,8 +379,25 @@ public final class Evaluator {
     return dateTime(whole, nanos, digits);
   }
 
+  /**
+   * The dividend of {@code x / 1000}, or null for any other expression: {@code FROM_UNIXTIME(created_time / 1000)},
+   * in every date filter of this table, is computed from the milliseconds directly instead of through a decimal
+   * quotient (the same value).
+   */
+  static Expr millisOfQuotient(Expr seconds) {
+    return seconds instanceof Expr.Call division && division.op() == Op.DIVIDE
+        && division.args().get(1) instanceof Expr.Literal divisor && Long.valueOf(1_000L).equals(divisor.value())
+        ? division.args().get(0) : null;
+  }
+
+  /** {@code FROM_UNIXTIME(millis / 1000)}. */
+  SqlDateTime fromUnixTimeOfMillis(Object millis) {
+    return millis instanceof Long whole ? fromEpochMillis(whole)
+        : fromUnixTime(SqlValues.arithmetic(Op.DIVIDE, millis, 1_000L));
+  }
+
   /** {@code FROM_UNIXTIME(millis / 1000)}: a quotient shown with 4 digits, so a date-time with 4 fractional digits. */
-  private SqlDateTime fromEpochMillis(long millis) {
+  SqlDateTime fromEpochMillis(long millis) {
     return millis < 0 ? null
         : dateTime(millis / 1_000, (int) (millis % 1_000) * 1_000_000, SqlValues.DIV_PRECISION_INCREMENT);
   }
@@ -426,7 +441,7 @@ public final class Evaluator {
     throw ExpressionException.invalid(what + " needs a string; got " + SqlValues.describe(value));
   }
 
-  private static boolean holds(Op op, int sign) {
+  static boolean holds(Op op, int sign) {
     return switch (op) {
       case EQ -> sign == 0;
       case NE -> sign != 0;

@@ -11,8 +11,22 @@ import java.util.stream.Collectors;
  * for SQL NULL.
  */
 public sealed interface Expr {
-  /** A column of the table. */
-  record Column(String name) implements Expr {
+  /**
+   * A column of the table; {@code position} is where it stands in a {@link TableRow} (-1 for a name the table does
+   * not have), resolved once here so that evaluation over many rows reads it without a lookup by name.
+   */
+  record Column(String name, int position) implements Expr {
+    public Column {
+      if (position != TableRow.positionOf(name)) {
+        throw new IllegalArgumentException("column " + name + " stands at " + TableRow.positionOf(name) + ", not "
+            + position);
+      }
+    }
+
+    public Column(String name) {
+      this(name, TableRow.positionOf(name));
+    }
+
     @Override
     public String toString() {
       return name;

@@ -22,7 +22,12 @@ public final class TableRow implements Env {
     }
   }
 
+  /** In {@link #values}: the column holds the integer in {@link #integers} (set without boxing). */
+  private static final Object INTEGER = new Object();
+
   private final Object[] values;
+  /** Integers set by {@link #setInteger}; null until the first. */
+  private long[] integers;
   private Map<String, String> attributes;
 
   private TableRow(Object[] values) {
@@ -50,39 +55,53 @@ public final class TableRow implements Env {
     return new TableRow(values);
   }
 
-  /** Where each of {@code names} stands in a row, for {@link #ofPositions}: resolved once, not for every row. */
-  public static int[] positions(List<String> names) {
-    int[] positions = new int[names.size()];
-    for (int i = 0; i < positions.length; i++) {
-      Integer position = INDEX.get(names.get(i));
-      if (position == null) {
-        throw new IllegalArgumentException("unknown column " + names.get(i));
-      }
-      positions[i] = position;
-    }
-    return positions;
+  /** Where column {@code name} stands in a row; -1 when the table has no such column. */
+  public static int positionOf(String name) {
+    Integer position = INDEX.get(name);
+    return position == null ? -1 : position;
   }
 
   /**
-   * A row of which only the columns at {@code positions} are known, {@code known} holding their values in that
-   * order; every other column reads as NULL, tenant_id and row_id as 0 unless known.
+   * A row of which no column is known yet: every column reads as NULL, tenant_id and row_id as 0, until {@link #set}.
+   * One such row serves many in turn (a segment's rows read from doc values, each evaluated and then left), so none
+   * is allocated per row.
    */
-  public static TableRow ofPositions(int[] positions, Object[] known) {
+  public static TableRow blank() {
     Object[] values = new Object[COLUMNS.size()];
     values[0] = 0L;
     values[1] = 0L;
-    for (int i = 0; i < positions.length; i++) {
-      values[positions[i]] = known[i];
-    }
     return new TableRow(values);
   }
 
+  /** Sets the column at {@code position} ({@link #positionOf}) to {@code value}; null is NULL. */
+  public void set(int position, Object value) {
+    values[position] = value;
+  }
+
+  /** Sets an integer column without boxing it: a row read for many rows in turn allocates nothing per value. */
+  public void setInteger(int position, long value) {
+    if (integers == null) {
+      integers = new long[values.length];
+    }
+    integers[position] = value;
+    values[position] = INTEGER;
+  }
+
+  /** Whether the column at {@code position} holds an integer, which {@link #integerAt} then reads unboxed. */
+  public boolean isInteger(int position) {
+    return values[position] == INTEGER || values[position] instanceof Long;
+  }
+
+  public long integerAt(int position) {
+    return values[position] == INTEGER ? integers[position] : (Long) values[position];
+  }
+
   public long tenantId() {
-    return (Long) values[0];
+    return integerAt(0);
   }
 
   public long rowId() {
-    return (Long) values[1];
+    return integerAt(1);
   }
 
   @Override
@@ -91,7 +110,17 @@ public final class TableRow implements Env {
     if (index == null) {
       throw new IllegalArgumentException("unknown column " + name);
     }
-    return values[index];
+    return value(index);
+  }
+
+  @Override
+  public Object column(Expr.Column column) {
+    return column.position() >= 0 ? value(column.position()) : column(column.name());
+  }
+
+  private Object value(int position) {
+    Object value = values[position];
+    return value == INTEGER ? (Object) integers[position] : value;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.evenkeel.cluster.memory;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The memory a process lets its requests hold, accounted where they build it (as Elasticsearch's circuit breakers
@@ -96,6 +97,11 @@ public final class MemoryBudget {
      * "100,001 groups"), or throws {@link Exceeded} and takes nothing.
      */
     public void reserve(long bytes, String what) {
+      reserve(bytes, () -> what);
+    }
+
+    /** As {@link #reserve(long, String)}, with the words made only for a refusal (reservations are frequent). */
+    public void reserve(long bytes, Supplier<String> what) {
       if (bytes <= 0) {
         return;
       }
@@ -107,7 +113,7 @@ public final class MemoryBudget {
       if (mine > requestLimit) {
         held.addAndGet(-bytes);
         throw refuse(new Exceeded(true, requestLimit, "the request needs more than the "
-            + ByteSize.format(requestLimit) + " one request may hold (" + requestSetting + ") for " + what));
+            + ByteSize.format(requestLimit) + " one request may hold (" + requestSetting + ") for " + what.get()));
       }
       long all = used.addAndGet(bytes);
       if (all > processLimit) {
@@ -115,7 +121,7 @@ public final class MemoryBudget {
         used.addAndGet(-bytes);
         throw refuse(new Exceeded(false, processLimit, "the requests running now hold "
             + ByteSize.format(all - bytes) + " of the " + ByteSize.format(processLimit) + " they may hold together ("
-            + processSetting + "); this one needs " + ByteSize.format(bytes) + " more for " + what));
+            + processSetting + "); this one needs " + ByteSize.format(bytes) + " more for " + what.get()));
       }
     }
 

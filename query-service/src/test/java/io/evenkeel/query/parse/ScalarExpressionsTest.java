@@ -240,7 +240,11 @@ class ScalarExpressionsTest {
     return StatementParser.parse("SELECT " + expression + " FROM transaction_logs", List.of()).items().get(0).expr();
   }
 
+  /** The evaluator's value, which the compiled form (the shards') must give too. */
   private static Object eval(String expression) {
-    return new Evaluator().eval(parse(expression), ROW);
+    Expr expr = parse(expression);
+    Object value = new Evaluator().eval(expr, ROW);
+    assertThat(new Evaluator().compile(expr).eval(ROW)).as("compiled %s", expression).isEqualTo(value);
+    return value;
   }
 }

@@ -328,7 +328,7 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
     FetchResponse.Builder rows = FetchResponse.newBuilder();
     for (byte[] row : shards.apply(request.getShard()).fetch(keys)) {
       // The row read, then its copy in the answer.
-      reserved.reserve(2L * row.length, String.format("%,d fetched rows", rows.getRowsCount() + 1));
+      reserved.reserve(2L * row.length, () -> String.format("%,d fetched rows", rows.getRowsCount() + 1));
       rows.addRows(com.google.protobuf.ByteString.copyFrom(row));
     }
     return rows.build();

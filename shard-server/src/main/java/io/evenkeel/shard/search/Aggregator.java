@@ -3,6 +3,7 @@ package io.evenkeel.shard.search;
 import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.expr.AggregateAccumulator;
 import io.evenkeel.expr.AggregateFunction;
+import io.evenkeel.expr.CompiledExpression;
 import io.evenkeel.expr.Evaluator;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.ExpressionCodec;
@@ -225,7 +226,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private ColumnReader[] keyReaders;
     private ColumnReader[] inputReaders;
     private RowSource.Rows rows;
-    private Evaluator evaluator;
+    /** Each key's expression, prepared for this segment; null for a key read from doc values. */
+    private CompiledExpression[] keyExpressions;
+    /** Each aggregation's expression, prepared for this segment; null for one that reads a column. */
+    private CompiledExpression[] argExpressions;
     /** Without GROUP BY: the one group, once made. */
     private Accumulator only;
     private long distinctValues;
@@ -242,7 +246,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     void reservePending() {
       long bytes = pending;
       pending = 0;
-      memory.reserve(bytes, String.format("%,d groups and %,d distinct values", groups.size(), distinctValues));
+      memory.reserve(bytes, () -> String.format("%,d groups and %,d distinct values", groups.size(), distinctValues));
     }
 
     @Override
@@ -258,7 +262,17 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
       if (rowSource != null) {
         rows = rowSource.open(context.reader());
-        evaluator = conditions.evaluator();
+        Evaluator evaluator = conditions.evaluator();
+        keyExpressions = new CompiledExpression[keys.size()];
+        for (int i = 0; i < keyExpressions.length; i++) {
+          Expr expression = keys.get(i).expression();
+          keyExpressions[i] = expression == null ? null : evaluator.compile(expression);
+        }
+        argExpressions = new CompiledExpression[expressionAggregates.size()];
+        for (int i = 0; i < argExpressions.length; i++) {
+          Expr.Aggregate aggregate = expressionAggregates.get(i);
+          argExpressions[i] = aggregate == null ? null : evaluator.compile(aggregate.arg());
+        }
       }
     }
 
@@ -277,9 +291,8 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
       accumulator.docCount++;
       for (int i = 0; i < inputReaders.length; i++) {
-        Expr.Aggregate aggregate = expressionAggregates.get(i);
-        if (aggregate != null) {
-          accumulator.addEvaluated(i, evaluator.eval(aggregate.arg(), row));
+        if (argExpressions != null && argExpressions[i] != null) {
+          accumulator.addEvaluated(i, argExpressions[i].eval(row));
           continue;
         }
         if (inputReaders[i] == null) {
@@ -297,7 +310,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private Accumulator group(int doc, TableRow row) throws IOException {
       Object[] key = new Object[keyReaders.length];
       for (int i = 0; i < key.length; i++) {
-        key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : evaluator.eval(keys.get(i).expression(), row);
+        key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
       }
       List<Object> groupKey = Arrays.asList(key);
       Accumulator accumulator = groups.get(groupKey);

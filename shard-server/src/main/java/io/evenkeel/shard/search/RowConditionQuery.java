@@ -1,5 +1,6 @@
 package io.evenkeel.shard.search;
 
+import io.evenkeel.expr.CompiledExpression;
 import io.evenkeel.expr.Evaluator;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.TableRow;
@@ -41,14 +42,14 @@ final class RowConditionQuery extends Query {
     return new ConstantScoreWeight(this, boost) {
       @Override
       public Scorer scorer(LeafReaderContext context) throws IOException {
-        Evaluator evaluator = settings.evaluator();
+        CompiledExpression test = settings.evaluator().compile(condition);
         RowSource.Rows rows = source.open(context.reader());
         DocIdSetIterator approximation = DocIdSetIterator.all(context.reader().maxDoc());
-        TwoPhaseIterator test = new TwoPhaseIterator(approximation) {
+        TwoPhaseIterator candidates = new TwoPhaseIterator(approximation) {
           @Override
           public boolean matches() throws IOException {
             TableRow row = rows.row(approximation.docID());
-            return row != null && evaluator.isTrue(condition, row);
+            return row != null && test.isTrue(row);
           }
 
           @Override
@@ -56,7 +57,7 @@ final class RowConditionQuery extends Query {
             return source.costPerRow();
           }
         };
-        return new ConstantScoreScorer(this, score(), scoreMode, test);
+        return new ConstantScoreScorer(this, score(), scoreMode, candidates);
       }
 
       @Override

@@ -4,6 +4,7 @@ import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,7 +12,9 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.StoredFields;
 
 /**
@@ -31,7 +34,7 @@ final class RowSource {
   private RowSource(List<Column> docValueColumns) {
     this.docValueColumns = docValueColumns;
     this.positions = docValueColumns == null ? null
-        : TableRow.positions(docValueColumns.stream().map(Column::name).toList());
+        : docValueColumns.stream().mapToInt(column -> TableRow.positionOf(column.name())).toArray();
   }
 
   /** The source that serves every one of {@code expressions}. */
@@ -76,7 +79,10 @@ final class RowSource {
 
   /** One segment's rows. */
   interface Rows {
-    /** The row of segment document {@code doc} (docs in increasing order), or null for a tombstone. */
+    /**
+     * The row of segment document {@code doc} (docs in increasing order), or null for a tombstone; valid until the
+     * next call, which may reuse it.
+     */
     TableRow row(int doc) throws IOException;
   }
 
@@ -88,16 +94,38 @@ final class RowSource {
         return row == null ? null : TableRow.of(row);
       };
     }
-    ColumnReader[] readers = new ColumnReader[docValueColumns.size()];
-    for (int i = 0; i < readers.length; i++) {
-      readers[i] = ColumnReader.of(reader, docValueColumns.get(i));
+    TableRow row = TableRow.blank(); // read, evaluated and left before the next: one for the segment
+    ColumnSetter[] setters = new ColumnSetter[docValueColumns.size()];
+    for (int i = 0; i < setters.length; i++) {
+      setters[i] = setter(reader, docValueColumns.get(i), positions[i], row);
     }
     return doc -> {
-      Object[] values = new Object[readers.length];
-      for (int i = 0; i < readers.length; i++) {
-        values[i] = FieldValues.sqlValue(docValueColumns.get(i), readers[i].read(doc));
+      for (ColumnSetter setter : setters) {
+        setter.set(doc);
       }
-      return TableRow.ofPositions(positions, values);
+      return row;
     };
+  }
+
+  /** Sets one column of the segment's row to a document's value. */
+  private interface ColumnSetter {
+    void set(int doc) throws IOException;
+  }
+
+  private static ColumnSetter setter(LeafReader reader, Column column, int position, TableRow row)
+      throws IOException {
+    if (column.isNumeric() && column.type() != ColumnType.DECIMAL) {
+      // Integers unboxed: a row is read for each candidate, so a boxed value would be an allocation per row.
+      NumericDocValues values = DocValues.getNumeric(reader, column.name());
+      return doc -> {
+        if (values.advanceExact(doc)) {
+          row.setInteger(position, values.longValue());
+        } else {
+          row.set(position, null);
+        }
+      };
+    }
+    ColumnReader values = ColumnReader.of(reader, column);
+    return doc -> row.set(position, FieldValues.sqlValue(column, values.read(doc)));
   }
 }

@@ -125,11 +125,11 @@ public final class ShardSearch {
       // The top-hits queue's array is allocated whole (never longer than the shard has documents); its entries only
       // for the hits that match.
       long queue = Math.min(request.getLimit(), Math.max(1, searcher.getIndexReader().maxDoc()));
-      memory.reserve(8 * queue, String.format("a queue of the top %,d hits", queue));
+      memory.reserve(8 * queue, () -> String.format("a queue of the top %,d hits", queue));
       ScoreDoc[] top = request.getOrderedByComposite()
           ? CompositeOrderSearch.topHits(searcher, request, sort).toArray(ScoreDoc[]::new)
           : searcher.search(query, request.getLimit(), sort).scoreDocs;
-      memory.reserve((long) top.length * HIT_BYTES, String.format("%,d hits", top.length));
+      memory.reserve((long) top.length * HIT_BYTES, () -> String.format("%,d hits", top.length));
       StoredFields stored = request.getIncludeRows() ? searcher.storedFields() : null;
       List<List<Value>> hitColumns = columns.isEmpty() ? null : DocValuesColumns.read(searcher.getIndexReader(),
           Arrays.stream(top).mapToInt(doc -> doc.doc).toArray(), columns);
@@ -140,7 +140,8 @@ public final class ShardSearch {
           // The row's bytes, in the hit and again in the serialized answer; what the estimate did not cover.
           rowBytes += 2L * hit.getRow().size();
           if (rowBytes > rowBytesReserved) {
-            memory.reserve(rowBytes - rowBytesReserved, String.format("the stored rows of %,d hits", i + 1));
+            int rowsRead = i + 1;
+            memory.reserve(rowBytes - rowBytesReserved, () -> String.format("the stored rows of %,d hits", rowsRead));
             rowBytesReserved = rowBytes;
           } else if (i % 64 == 0) {
             // Within the estimate: stop anyway once another shard of the request was refused.
