@@ -1,5 +1,6 @@
 package io.evenkeel.expr;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -76,11 +77,8 @@ public final class CompiledExpression {
         yield env -> SqlValues.arithmetic(op, a.eval(env), b.eval(env));
       }
       case FROM_UNIXTIME -> fromUnixTime(args.get(0), evaluator);
-      case DATE_PART -> {
-        DateFunctions.Part part = DateFunctions.Part.named((String) ((Expr.Literal) args.get(0)).value());
-        Node arg = node(args.get(1), evaluator);
-        yield env -> DateFunctions.part(part, arg.eval(env));
-      }
+      case DATE_PART -> datePart(DateFunctions.Part.named((String) ((Expr.Literal) args.get(0)).value()),
+          args.get(1), evaluator);
       case DATE -> {
         Node arg = node(args.get(0), evaluator);
         yield env -> DateFunctions.date(arg.eval(env));
@@ -133,6 +131,29 @@ public final class CompiledExpression {
       Integer sign = x instanceof Long l && y instanceof Long r ? (Integer) Long.compare(l, r) : SqlValues.compare(x, y);
       return sign == null ? null : Evaluator.holds(op, sign);
     };
+  }
+
+  /**
+   * {@code YEAR(x)}, {@code HOUR(x)}, ...; the hour, minute or second of {@code FROM_UNIXTIME(column / 1000)} in a
+   * zone of fixed offset straight from the row's milliseconds, without the date-time (whose date costs most).
+   */
+  private static Node datePart(DateFunctions.Part part, Expr dateTime, Evaluator evaluator) {
+    Node arg = node(dateTime, evaluator);
+    if (part.ofTimeOfDay() && evaluator.timeZone().getRules().isFixedOffset()
+        && dateTime instanceof Expr.Call call && call.op() == Op.FROM_UNIXTIME
+        && Evaluator.millisOfQuotient(call.args().get(0)) instanceof Expr.Column column && column.position() >= 0) {
+      int position = column.position();
+      long offsetSeconds = evaluator.timeZone().getRules().getOffset(Instant.EPOCH).getTotalSeconds();
+      return env -> {
+        if (!(env instanceof TableRow row && row.isInteger(position))) {
+          return DateFunctions.part(part, arg.eval(env));
+        }
+        long millis = row.integerAt(position);
+        // Before 1970 FROM_UNIXTIME is NULL, as in MySQL.
+        return millis < 0 ? null : part.ofSecondOfDay(Math.floorMod(millis / 1_000 + offsetSeconds, 86_400L));
+      };
+    }
+    return env -> DateFunctions.part(part, arg.eval(env));
   }
 
   /** {@code FROM_UNIXTIME(x)}, and {@code FROM_UNIXTIME(x / 1000)} from the milliseconds when x is an integer. */

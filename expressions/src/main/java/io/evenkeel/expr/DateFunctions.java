@@ -45,6 +45,21 @@ final class DateFunctions {
       };
     }
 
+    /** Whether this part reads only the time of day (HOUR, MINUTE, SECOND). */
+    boolean ofTimeOfDay() {
+      return this == HOUR || this == MINUTE || this == SECOND;
+    }
+
+    /** A time-of-day part from the second of the day: no date to build. */
+    long ofSecondOfDay(long secondOfDay) {
+      return switch (this) {
+        case HOUR -> secondOfDay / 3_600;
+        case MINUTE -> secondOfDay / 60 % 60;
+        case SECOND -> secondOfDay % 60;
+        default -> throw new IllegalStateException(this + " is not a part of the time of day");
+      };
+    }
+
     long of(LocalDateTime t) {
       return switch (this) {
         case YEAR -> t.getYear();

@@ -62,6 +62,11 @@ public final class Evaluator {
     return call((Expr.Call) expr, env);
   }
 
+  /** The session time zone. */
+  ZoneId timeZone() {
+    return timeZone;
+  }
+
   /** {@code expr} prepared once for evaluation over many rows by this evaluator. */
   public CompiledExpression compile(Expr expr) {
     return CompiledExpression.compile(expr, this);
