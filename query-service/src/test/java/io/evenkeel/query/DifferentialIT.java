@@ -269,8 +269,10 @@ class DifferentialIT {
     for (int i = 0; i < queries; i++) {
       ExpressionGenerator.Kind kind = expressions.valueKind();
       String sql = switch (i % 3) {
+        // Every other one ordered by its expression first (sorted on the shards), ascending or descending.
         case 0 -> "SELECT row_id, " + expressions.next(kind, 3) + ", " + expressions.next(ExpressionGenerator.Kind.TRUTH, 2)
-            + " FROM transaction_logs WHERE tenant_id IN (3, 7) ORDER BY tenant_id, row_id LIMIT 60";
+            + " FROM transaction_logs WHERE tenant_id IN (3, 7) ORDER BY "
+            + (i % 2 == 0 ? "" : i % 4 == 1 ? "2, " : "2 DESC, ") + "tenant_id, row_id LIMIT 60";
         case 1 -> "SELECT COUNT(*), SUM(" + expressions.next(ExpressionGenerator.Kind.DECIMAL, 2)
             + ") FROM transaction_logs WHERE " + expressions.next(ExpressionGenerator.Kind.TRUTH, 3);
         default -> "SELECT " + expressions.next(kind, 3) + " AS k, COUNT(*), SUM("

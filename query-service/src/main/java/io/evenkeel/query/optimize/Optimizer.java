@@ -59,7 +59,7 @@ public final class Optimizer {
           List.of(), aggregates,
           onShards ? shardAggregations : List.of(), onShards ? groupBy : List.of(), settings.conditionsOnShards());
     }
-    List<SortField> sort = shardSort(statement.orderBy());
+    List<SortField> sort = shardSort(statement.orderBy(), settings.conditionsOnShards());
     boolean twoPhase = !serviceFilter && sort != null && statement.limit() != null;
     int hits = 0;
     if (twoPhase) {
@@ -216,15 +216,23 @@ public final class Optimizer {
     return groupBy;
   }
 
-  /** The shards' sort for an ORDER BY of plain sortable columns, or null when the service must sort. */
-  private static List<SortField> shardSort(List<OrderItem> orderBy) {
+  /**
+   * The shards' sort for an ORDER BY of sortable columns and (with {@code expressions}) of expressions they evaluate,
+   * or null when the service must sort.
+   */
+  private static List<SortField> shardSort(List<OrderItem> orderBy, boolean expressions) {
     List<SortField> sort = new ArrayList<>();
     for (OrderItem item : orderBy) {
+      SortField.Builder field = SortField.newBuilder().setDescending(item.descending());
       Column column = docValuesColumn(item.expr());
-      if (column == null) {
+      if (column != null) {
+        field.setField(column.name());
+      } else if (expressions && ExpressionCodec.encodable(item.expr())) {
+        field.setExpression(ExpressionCodec.encode(item.expr()));
+      } else {
         return null;
       }
-      sort.add(SortField.newBuilder().setField(column.name()).setDescending(item.descending()).build());
+      sort.add(field.build());
     }
     return sort;
   }

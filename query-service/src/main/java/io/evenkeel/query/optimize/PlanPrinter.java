@@ -90,7 +90,8 @@ public final class PlanPrinter {
 
   private static String sort(List<SortField> sort) {
     List<String> keys = new ArrayList<>();
-    sort.forEach(field -> keys.add(field.getField() + (field.getDescending() ? " DESC" : "")));
+    sort.forEach(field -> keys.add((field.hasExpression() ? ExpressionCodec.decode(field.getExpression()) + " (on the "
+        + "shards)" : field.getField()) + (field.getDescending() ? " DESC" : "")));
     keys.add("tenant_id");
     keys.add("row_id");
     return "(" + String.join(", ", keys) + ")";

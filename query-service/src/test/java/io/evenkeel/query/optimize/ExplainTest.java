@@ -222,15 +222,19 @@ class ExplainTest {
   }
 
   @Test
-  void expressionsAreTestedOnTheShardsRowsAndSortingByThemHappensInTheService() {
+  void expressionsAreTestedAndSortedByOnTheShards() {
     assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE price * quantity > 100 "
-        + "ORDER BY IFNULL(quantity, 0) DESC LIMIT 3"))
+        + "ORDER BY IFNULL(quantity, 0) DESC, status LIMIT 3"))
         .isEqualTo("""
             where: ((price * quantity) > 100)
             access:
               row condition on the shards' candidate rows: ((price * quantity) > 100)
             route: all 8 shards (no tenant_id = or IN in the WHERE clause)
-            execution: fetch candidate rows, ORDER BY IFNULL(quantity, 0) DESC, LIMIT 3""");
+            execution: one phase: top 3 hits per shard by (IFNULL(quantity, 0) (on the shards) DESC, status, \
+            tenant_id, row_id) with row_id from doc values, merge, LIMIT 3 (covered: no fetch)""");
+    // Without a LIMIT every matching row is returned: the service sorts them.
+    assertThat(explain(optimized, "SELECT row_id FROM transaction_logs WHERE tenant_id = 3 "
+        + "ORDER BY LOWER(seller_nick)")).endsWith("execution: fetch candidate rows, ORDER BY LOWER(seller_nick) ASC");
   }
 
   @Test

@@ -1,6 +1,9 @@
 package io.evenkeel.shard.search;
 
 import io.evenkeel.cluster.memory.MemoryBudget;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.ExpressionCodec;
+import io.evenkeel.expr.SqlValueCodec;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.Value;
@@ -112,9 +115,9 @@ public final class ShardSearch {
     RowConditions conditions = RowConditions.of(request);
     Query query = QueryTranslator.liveRows(request.hasFilter() ? request.getFilter() : null, conditions);
     SearchResponse.Builder response = SearchResponse.newBuilder();
-    List<Column> sortColumns = sortColumns(request);
+    List<SortKey> sortKeys = sortKeys(request);
     List<Column> columns = DocValuesColumns.require(request.getColumnsList());
-    Sort sort = sort(request, sortColumns);
+    Sort sort = sort(sortKeys, conditions);
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0
         || request.getGroupByExpressionsCount() > 0) {
       response.addAllBuckets(searcher.search(query, new Aggregator(request, conditions, memory)));
@@ -135,7 +138,7 @@ public final class ShardSearch {
           Arrays.stream(top).mapToInt(doc -> doc.doc).toArray(), columns);
       long rowBytes = 0;
       for (int i = 0; i < top.length; i++) {
-        Hit.Builder hit = hit((FieldDoc) top[i], sortColumns, stored);
+        Hit.Builder hit = hit((FieldDoc) top[i], sortKeys, stored);
         if (stored != null) {
           // The row's bytes, in the hit and again in the serialized answer; what the estimate did not cover.
           rowBytes += 2L * hit.getRow().size();
@@ -178,23 +181,34 @@ public final class ShardSearch {
     return rows == 0 ? 0 : bytes / rows;
   }
 
-  private static List<Column> sortColumns(io.evenkeel.schemas.shard.Query request) {
-    List<Column> columns = new ArrayList<>();
+  /** An ORDER BY key: a column read from doc values, or (column null) an expression evaluated on each row. */
+  private record SortKey(Column column, Expr expression, boolean descending) {}
+
+  private static List<SortKey> sortKeys(io.evenkeel.schemas.shard.Query request) {
+    List<SortKey> keys = new ArrayList<>();
     for (io.evenkeel.schemas.shard.SortField field : request.getSortList()) {
+      if (field.hasExpression()) {
+        if (!field.getField().isEmpty()) {
+          throw new IllegalArgumentException("a sort key is a field or an expression, not both");
+        }
+        keys.add(new SortKey(null, ExpressionCodec.decode(field.getExpression()), field.getDescending()));
+        continue;
+      }
       Column column = TransactionLogsTable.require(field.getField());
       if (!column.hasDocValues()) {
         throw new IllegalArgumentException("cannot sort by " + column.name() + " (" + column.type() + ")");
       }
-      columns.add(column);
+      keys.add(new SortKey(column, null, field.getDescending()));
     }
-    return columns;
+    return keys;
   }
 
   /** The requested order, then (tenant_id, row_id): a total order that every shard and the merger agree on. */
-  private static Sort sort(io.evenkeel.schemas.shard.Query request, List<Column> columns) {
+  private static Sort sort(List<SortKey> keys, RowConditions conditions) {
     List<SortField> fields = new ArrayList<>();
-    for (int i = 0; i < columns.size(); i++) {
-      fields.add(sortField(columns.get(i), request.getSort(i).getDescending()));
+    for (SortKey key : keys) {
+      fields.add(key.column() != null ? sortField(key.column(), key.descending())
+          : ExpressionSort.of(key.expression(), key.descending(), conditions));
     }
     fields.add(sortField(TENANT_ID, false));
     fields.add(sortField(ROW_ID, false));
@@ -213,13 +227,15 @@ public final class ShardSearch {
     return field;
   }
 
-  private static Hit.Builder hit(FieldDoc doc, List<Column> sortColumns, StoredFields stored) throws IOException {
+  private static Hit.Builder hit(FieldDoc doc, List<SortKey> sortKeys, StoredFields stored) throws IOException {
     Object[] values = doc.fields;
     Hit.Builder hit = Hit.newBuilder()
         .setTenantId((Long) values[values.length - 2])
         .setRowId((Long) values[values.length - 1]);
-    for (int i = 0; i < sortColumns.size(); i++) {
-      hit.addSortValues(FieldValues.toValue(sortColumns.get(i), sortValue(values[i])));
+    for (int i = 0; i < sortKeys.size(); i++) {
+      Column column = sortKeys.get(i).column();
+      hit.addSortValues(column != null ? FieldValues.toValue(column, sortValue(values[i]))
+          : SqlValueCodec.encode(values[i]));
     }
     if (stored != null) {
       BytesRef source = stored.document(doc.doc).getBinaryValue(IndexFields.SOURCE);

@@ -1,0 +1,123 @@
+package io.evenkeel.shard.search;
+
+import io.evenkeel.expr.CompiledExpression;
+import io.evenkeel.expr.Expr;
+import io.evenkeel.expr.SqlValues;
+import io.evenkeel.expr.TableRow;
+import java.io.IOException;
+import java.util.List;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.FieldComparator;
+import org.apache.lucene.search.FieldComparatorSource;
+import org.apache.lucene.search.LeafFieldComparator;
+import org.apache.lucene.search.Pruning;
+import org.apache.lucene.search.Scorable;
+import org.apache.lucene.search.SortField;
+
+/**
+ * An ORDER BY key that is an expression ({@code ORDER BY price * quantity DESC}, {@code ORDER BY LOWER(seller_nick)}):
+ * evaluated on each matching row, read where {@link RowSource} says, with the query's time zone and text bound, and
+ * compared as the query service merges (MySQL's order: NULL lowest, decimals by the digits they show), so the top
+ * hits of every shard merge exactly. A row's value is computed once however often the queue compares it.
+ */
+final class ExpressionSort extends FieldComparatorSource {
+  private final Expr expression;
+  private final RowConditions conditions;
+  private final RowSource source;
+
+  private ExpressionSort(Expr expression, RowConditions conditions) {
+    this.expression = expression;
+    this.conditions = conditions;
+    this.source = RowSource.of(List.of(expression));
+  }
+
+  /** The sort field of {@code expression}, ascending or descending (NULLs first ascending, last descending). */
+  static SortField of(Expr expression, boolean descending, RowConditions conditions) {
+    return new SortField(expression.toString(), new ExpressionSort(expression, conditions), descending);
+  }
+
+  /** NULL lowest, then SQL's order. */
+  static int compare(Object a, Object b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : -1) : 1;
+    }
+    return SqlValues.compare(a, b);
+  }
+
+  @Override
+  public FieldComparator<Object> newComparator(String field, int numHits, Pruning pruning, boolean reversed) {
+    Object[] slots = new Object[numHits];
+    return new FieldComparator<>() {
+      private Object top;
+      /** The queue's lowest entry's value: kept here, not per segment, as Lucene sets it once for later segments. */
+      private Object bottom;
+
+      @Override
+      public int compare(int slot1, int slot2) {
+        return ExpressionSort.compare(slots[slot1], slots[slot2]);
+      }
+
+      @Override
+      public void setTopValue(Object value) {
+        top = value;
+      }
+
+      @Override
+      public Object value(int slot) {
+        return slots[slot];
+      }
+
+      @Override
+      public int compareValues(Object first, Object second) {
+        return ExpressionSort.compare(first, second);
+      }
+
+      @Override
+      public LeafFieldComparator getLeafComparator(LeafReaderContext context) throws IOException {
+        RowSource.Rows rows = source.open(context.reader());
+        CompiledExpression compiled = conditions.evaluator().compile(expression);
+        return new LeafFieldComparator() {
+          private int lastDoc = -1;
+          private Object lastValue;
+
+          private Object valueOf(int doc) throws IOException {
+            if (doc != lastDoc) {
+              TableRow row = rows.row(doc);
+              lastValue = row == null ? null : compiled.eval(row);
+              lastDoc = doc;
+            }
+            return lastValue;
+          }
+
+          @Override
+          public void setBottom(int slot) {
+            bottom = slots[slot];
+          }
+
+          @Override
+          public int compareBottom(int doc) throws IOException {
+            return ExpressionSort.compare(bottom, valueOf(doc));
+          }
+
+          @Override
+          public int compareTop(int doc) throws IOException {
+            return ExpressionSort.compare(top, valueOf(doc));
+          }
+
+          @Override
+          public void copy(int slot, int doc) throws IOException {
+            slots[slot] = valueOf(doc);
+          }
+
+          @Override
+          public void setScorer(Scorable scorer) {}
+        };
+      }
+    };
+  }
+
+  @Override
+  public String toString() {
+    return "expression " + expression;
+  }
+}
