@@ -35,12 +35,13 @@ import org.apache.lucene.util.IOUtils;
  * way before). Zipf(1) tenants over in-process shards; for the hottest tenant (spread over 4 shards) and small ones,
  * a page ({@code ORDER BY created_time DESC LIMIT 20}, with {@code price * quantity > 20000}), a count (with
  * {@code SECOND(FROM_UNIXTIME(created_time / 1000)) < 30}) and sums by day ({@code GROUP BY DATE(FROM_UNIXTIME(
- * created_time / 1000))} of {@code SUM(price * quantity)}, against sums by status of the price); each query's forms
+ * created_time / 1000))} of {@code SUM(price * quantity)}, against sums by status of the price) and a page ordered by
+ * {@code price * quantity} (against one ordered by the price); each query's forms
  * run back to back, one client (the service's form, which reads all of a tenant's rows, only for the first {@code
  * --baseline-queries}).
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.evenkeel.benchmarks.query.ExpressionFilterBenchmark
- * [--rows N] [--shards N] [--queries N] [--baseline-queries N] [--only page|count|grouped] [--out DIR]}: prints p50 and p99 of each form and the
+ * [--rows N] [--shards N] [--queries N] [--baseline-queries N] [--only page|count|grouped|sorted] [--out DIR]}: prints p50 and p99 of each form and the
  * ratios to the query without the filter, and writes them to {@code expression-filters-<time>.md} in {@code --out}.
  */
 public final class ExpressionFilterBenchmark {
@@ -57,7 +58,10 @@ public final class ExpressionFilterBenchmark {
           + "transaction_logs WHERE tenant_id = %d AND SECOND(FROM_UNIXTIME(created_time / 1000)) < 30"),
       new Case("grouped", "SELECT status, COUNT(*), SUM(price) FROM transaction_logs WHERE tenant_id = %d "
           + "GROUP BY status", "SELECT DATE(FROM_UNIXTIME(created_time / 1000)) AS day, COUNT(*), "
-          + "SUM(price * quantity) FROM transaction_logs WHERE tenant_id = %d GROUP BY day"));
+          + "SUM(price * quantity) FROM transaction_logs WHERE tenant_id = %d GROUP BY day"),
+      new Case("sorted", "SELECT row_id, created_time, price FROM transaction_logs WHERE tenant_id = %d "
+          + "ORDER BY price DESC LIMIT 20", "SELECT row_id, created_time, price FROM transaction_logs "
+          + "WHERE tenant_id = %d ORDER BY price * quantity DESC LIMIT 20"));
 
   private ExpressionFilterBenchmark() {}
 
