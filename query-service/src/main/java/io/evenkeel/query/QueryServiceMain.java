@@ -16,6 +16,8 @@ import io.evenkeel.query.console.HotTenantFeed;
 import io.evenkeel.query.frequency.ClusterHotAttributes;
 import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
+import io.evenkeel.query.searchable.SearchableWaits;
+import io.evenkeel.query.searchable.WrittenOffsets;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.policy.PolicyOptions;
@@ -168,7 +170,8 @@ public final class QueryServiceMain implements Callable<Integer> {
   String newKeyRole;
 
   @Option(names = "--bootstrap-servers", description = "The ingest job's Kafka: the console shows the hot tenants "
-      + "from the job's window summaries there (--summary-topic). Without it the console shows none.")
+      + "from the job's window summaries there (--summary-topic), and GET /searchable reads how far the job has "
+      + "written (--written-offsets-group). Without it the console shows none and /searchable is a 404.")
   String bootstrapServers;
 
   @Option(names = "--kafka-config", paramLabel = "FILE", description = "Kafka client properties (security) for "
@@ -178,6 +181,15 @@ public final class QueryServiceMain implements Callable<Integer> {
   @Option(names = "--summary-topic", defaultValue = "tenant-window-summaries",
       description = "The ingest job's window summaries (default: ${DEFAULT-VALUE}).")
   String summaryTopic;
+
+  @Option(names = "--ingest-topic", defaultValue = "transaction-logs", description = "The ingest job's topic: what "
+      + "GET /searchable waits for when the caller names no topic (default: ${DEFAULT-VALUE}).")
+  String ingestTopic;
+
+  @Option(names = "--written-offsets-group", defaultValue = "evenkeel-ingest.written", description = "The consumer "
+      + "group where the ingest job publishes the offsets it has written to the shards, as its "
+      + "--written-offsets-group; GET /searchable reads it (default: ${DEFAULT-VALUE}).")
+  String writtenOffsetsGroup;
 
   @Option(names = "--flink-ui", paramLabel = "URL", description = "The ingest job's Flink web UI, linked from the "
       + "console.")
@@ -267,6 +279,9 @@ public final class QueryServiceMain implements Callable<Integer> {
         flinkUi);
     SqlHttpServer server = new SqlHttpServer(service, console, keys, https(), host, port, maxConcurrentQueries);
     server.allowHosts(allowedHosts);
+    SearchableWaits searchable = bootstrapServers == null ? null : new SearchableWaits(
+        WrittenOffsets.of(kafkaProperties(), writtenOffsetsGroup), ingestTopic, service::refresh);
+    server.searchable(searchable);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"
           + " reaches it reads every tenant's rows");
@@ -275,6 +290,9 @@ public final class QueryServiceMain implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         server.close();
+        if (searchable != null) {
+          searchable.close();
+        }
         console.close();
         hotList.close();
         service.close();

@@ -251,7 +251,9 @@ final class LocalStack implements AutoCloseable {
     return JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
         .args("--port", Integer.toString(options.ports().queryService()),
             // The console shows the job's window summaries and links to its UI.
-            "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi)
+            "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi,
+            // GET /searchable: read-your-writes for any producer, from the job's written offsets.
+            "--ingest-topic", options.topic(), "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP)
         .args(zookeeperSettings.toArgs())
         .args(placement.toArgs())
         .args(policy.toArgs())

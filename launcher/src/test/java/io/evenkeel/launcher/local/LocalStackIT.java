@@ -248,6 +248,7 @@ class LocalStackIT {
       }
       Thread.sleep(1_000);
     }
+    assertProducersReadTheirWrites(https, service, data);
 
     stack.sendSigint();
     assertThat(stack.process.waitFor(300, TimeUnit.SECONDS)).as("the launcher exits after SIGINT").isTrue();
@@ -589,6 +590,59 @@ class LocalStackIT {
   }
 
   /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
+  /**
+   * Read-your-writes for a producer of its own: a plain {@code KafkaProducer} sends rows, then asks {@code GET
+   * /searchable} with the last offset it got per partition; once that answers 200, SQL finds every row at once. Offsets
+   * not written yet give a 202 saying how far behind, a malformed request a 400.
+   */
+  private void assertProducersReadTheirWrites(HttpClient https, String service, Path data) throws Exception {
+    java.util.Properties properties = new java.util.Properties();
+    try (var in = Files.newInputStream(data.resolve("kafka-client.properties"))) {
+      properties.load(in);
+    }
+    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, StackInfo.read(data).bootstrapServers());
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    SingleObjectCodec<TransactionLogChange> codec = SingleObjectCodec.of(TransactionLogChange.class);
+    Map<Integer, Long> last = new java.util.TreeMap<>();
+    int rows = 40;
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties, new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      for (int i = 0; i < rows; i++) {
+        TransactionLogChange change = TransactionLogChange.newBuilder().setOp(io.evenkeel.schemas.ChangeOp.INSERT)
+            .setTenantId(77_777).setRowId(i).setCreatedTime(1_700_000_000_000L + i)
+            .setModifiedTime(1_700_000_000_000L + i).setVersion(1).setStatus(1).setQuantity(1)
+            .setPrice(new java.math.BigDecimal("1.00")).setSellerNick("rw").build();
+        byte[] key = ("77777:" + i).getBytes(StandardCharsets.UTF_8);
+        var sent = producer.send(new ProducerRecord<>(StackInfo.read(data).topic(), key, codec.encode(change))).get();
+        last.merge(sent.partition(), sent.offset(), Math::max);
+      }
+    }
+    String key = "Bearer " + Files.readString(adminKey).strip();
+    String offsets = String.join(",", last.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue()).toList());
+    HttpResponse<String> searchable = https.send(HttpRequest.newBuilder(URI.create(service
+        + "/searchable?timeout_ms=60000&offsets=" + offsets)).header("Authorization", key).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(searchable.statusCode()).as(searchable.body()).isEqualTo(200);
+    System.out.println("/searchable after " + rows + " rows of a KafkaProducer: " + searchable.body());
+    assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 77777").get(0).get(0).asLong())
+        .as("rows found as soon as /searchable answered").isEqualTo(rows);
+    HttpResponse<String> behind = https.send(HttpRequest.newBuilder(URI.create(service
+        + "/searchable?timeout_ms=300&offsets=0:1000000000")).header("Authorization", key).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(behind.statusCode()).as(behind.body()).isEqualTo(202);
+    JsonNode lag = new ObjectMapper().readTree(behind.body());
+    assertThat(lag.get("searchable").asBoolean()).isFalse();
+    assertThat(lag.get("records_behind").asLong()).isGreaterThan(999_000_000L);
+    assertThat(lag.at("/partitions/0/partition").asInt()).isZero();
+    HttpResponse<String> malformed = https.send(HttpRequest.newBuilder(URI.create(service
+        + "/searchable?offsets=0:x")).header("Authorization", key).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(malformed.statusCode()).as(malformed.body()).isEqualTo(400);
+    assertThat(malformed.body()).contains("PARTITION:OFFSET");
+    HttpResponse<String> anonymous = https.send(HttpRequest.newBuilder(URI.create(service
+        + "/searchable?offsets=0:1")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(anonymous.statusCode()).as("without a key").isEqualTo(401);
+  }
+
   private JsonNode sql(Path data, String query) throws Exception {
     return EvenkeelCommand.sqlRows(dir, data, adminKey, query);
   }

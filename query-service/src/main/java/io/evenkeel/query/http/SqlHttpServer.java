@@ -18,16 +18,19 @@ import io.evenkeel.query.console.ConsoleAssets;
 import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
+import io.evenkeel.query.searchable.SearchableWaits;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +46,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
@@ -108,6 +112,8 @@ public final class SqlHttpServer implements AutoCloseable {
 
   private final SqlService service;
   private final Console console;
+  /** The read-your-writes waits; null without the ingest job's Kafka. */
+  private volatile SearchableWaits searchable;
   private final ConsoleAssets assets = new ConsoleAssets();
   private final ApiKeys keys;
   private final int maxConcurrentQueries;
@@ -162,6 +168,11 @@ public final class SqlHttpServer implements AutoCloseable {
    * Besides the names of the address it binds, the host names this service answers to ({@code --allowed-hosts}: the
    * names clients reach it by through a proxy or DNS). Before {@link #start()}.
    */
+  /** Serves {@code GET /searchable} with these waits (without, it is a 404). Before {@link #start()}. */
+  public void searchable(SearchableWaits waits) {
+    this.searchable = waits;
+  }
+
   public void allowHosts(List<String> hosts) {
     this.names = ServiceNames.of(bindHost, hosts);
   }
@@ -254,6 +265,10 @@ public final class SqlHttpServer implements AutoCloseable {
     Object body;
     try {
       body = work.run();
+      if (body instanceof Answered answered) {
+        status = answered.status();
+        body = answered.body();
+      }
     } catch (QueryException e) {
       status = e.status();
       body = error(e.status(), e.getMessage(), e.failures());
@@ -331,6 +346,15 @@ public final class SqlHttpServer implements AutoCloseable {
         requireMethod(method, "GET", path);
         return Map.of("status", "ok");
       }
+      case "/searchable" -> {
+        requireMethod(method, "GET", path);
+        access(request); // any key: the answer is the ingest job's progress, no tenant's rows
+        if (searchable == null) {
+          throw new HttpError(404, "/searchable: this service runs without --bootstrap-servers, so it cannot see "
+              + "how far the ingest job has written");
+        }
+        return searchable(request);
+      }
       case "/attributes" -> {
         requireMethod(method, "GET", path);
         if (!access(request).isAdmin()) {
@@ -358,7 +382,8 @@ public final class SqlHttpServer implements AutoCloseable {
         };
       }
       default -> throw new HttpError(404, "no endpoint " + method + " " + path
-          + "; endpoints are POST /sql, POST /refresh, GET /health, GET /attributes, GET /cluster, GET /hot-tenants,"
+          + "; endpoints are POST /sql, POST /refresh, GET /searchable, GET /health, GET /attributes, GET /cluster, "
+          + "GET /hot-tenants,"
           + " GET /rules, and the console at GET /console");
     }
   }
@@ -464,6 +489,65 @@ public final class SqlHttpServer implements AutoCloseable {
     }
     return params;
   }
+
+  /**
+   * {@code GET /searchable?offsets=0:41,2:17[&topic=T][&timeout_ms=N]}: 200 once every record at or before those
+   * offsets is searchable, 202 with the partitions still behind when the timeout passes first.
+   */
+  private Object searchable(Request request) {
+    Fields parameters = Request.extractQueryParameters(request);
+    String offsets = parameters.getValue("offsets");
+    if (offsets == null || offsets.isBlank()) {
+      throw new HttpError(400, "/searchable needs offsets=PARTITION:OFFSET,...: the last offset of your records in "
+          + "each partition (KafkaProducer's RecordMetadata)");
+    }
+    Map<Integer, Long> last = new TreeMap<>();
+    String[] pairs = offsets.split(",", SearchableWaits.MAX_PARTITIONS + 2);
+    if (pairs.length > SearchableWaits.MAX_PARTITIONS) {
+      throw new HttpError(400, "/searchable takes at most " + SearchableWaits.MAX_PARTITIONS + " partitions");
+    }
+    for (String pair : pairs) {
+      int colon = pair.indexOf(':');
+      try {
+        int partition = Integer.parseInt(pair.substring(0, Math.max(colon, 0)).strip());
+        long offset = Long.parseLong(pair.substring(colon + 1).strip());
+        if (colon < 0 || partition < 0 || offset < 0) {
+          throw new NumberFormatException();
+        }
+        last.merge(partition, offset, Math::max);
+      } catch (NumberFormatException e) {
+        throw new HttpError(400, "offsets are PARTITION:OFFSET pairs of non-negative integers, comma-separated; got '"
+            + pair + "'");
+      }
+    }
+    String timeoutText = parameters.getValue("timeout_ms");
+    Duration timeout = SearchableWaits.DEFAULT_TIMEOUT;
+    if (timeoutText != null) {
+      try {
+        timeout = Duration.ofMillis(Long.parseLong(timeoutText));
+      } catch (NumberFormatException e) {
+        throw new HttpError(400, "timeout_ms must be an integer; got: " + timeoutText);
+      }
+    }
+    SearchableWaits.Answer answer;
+    try {
+      answer = searchable.await(parameters.getValue("topic"), last, timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw QueryException.busy("the service is stopping");
+    }
+    if (answer.searchable()) {
+      return Map.of("searchable", true, "waited_ms", answer.waitedMs());
+    }
+    List<Map<String, Object>> behind = new ArrayList<>();
+    answer.behind().forEach(lag -> behind.add(Map.of("partition", lag.partition(), "last_offset", lag.wanted(),
+        "written_up_to", lag.next() - 1, "records_behind", lag.records())));
+    return new Answered(202, Map.of("searchable", false, "waited_ms", answer.waitedMs(), "records_behind",
+        answer.recordsBehind(), "partitions", behind));
+  }
+
+  /** An answer with a status of its own (not 200). */
+  private record Answered(int status, Object body) {}
 
   private static int topParameter(Request request) {
     String top = Request.extractQueryParameters(request).getValue("top");
