@@ -142,11 +142,35 @@ final class OpenSearchPeer implements AutoCloseable {
   /** A search's hits and the node's own time for it ({@code took}, whole ms). */
   record Answer(int rows, double tookMs) {}
 
-  /** A search routed to {@code tenant}'s shard. */
-  Answer search(long tenant, String body) throws IOException, InterruptedException {
-    JsonNode response = JSON.readTree(send("POST", "/" + INDEX + "/_search?routing=" + tenant
-        + "&filter_path=took,hits.hits._id", body));
-    return new Answer(response.path("hits").path("hits").size(), response.path("took").asDouble());
+  /**
+   * A search routed to {@code tenant}'s shard (null: every shard); its rows are the hits, or for aggregations the
+   * innermost buckets (a row of the equivalent GROUP BY).
+   */
+  Answer search(Long tenant, String body) throws IOException, InterruptedException {
+    JsonNode response = JSON.readTree(send("POST", "/" + INDEX + "/_search?"
+        + (tenant == null ? "" : "routing=" + tenant + "&") + "filter_path=took,hits.hits._id,aggregations", body));
+    int rows = response.has("aggregations") ? leafBuckets(response.get("aggregations"))
+        : response.path("hits").path("hits").size();
+    return new Answer(rows, response.path("took").asDouble());
+  }
+
+  /** The buckets of the innermost aggregations under {@code aggregations}. */
+  private static int leafBuckets(JsonNode aggregations) {
+    int leaves = 0;
+    for (JsonNode aggregation : aggregations) {
+      for (JsonNode bucket : aggregation.path("buckets")) {
+        int inner = 0;
+        boolean nested = false;
+        for (JsonNode value : bucket) {
+          if (value.has("buckets")) {
+            nested = true;
+            inner += value.path("buckets").size();
+          }
+        }
+        leaves += nested ? inner : 1;
+      }
+    }
+    return leaves;
   }
 
   /** Documents in the index (after a refresh). */

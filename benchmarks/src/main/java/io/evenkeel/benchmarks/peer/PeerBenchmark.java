@@ -46,6 +46,9 @@ public final class PeerBenchmark implements Callable<Integer> {
   private static final long WARM_ROW_OFFSET = 10_000_000_000L;
   static final String HOT = "hot tenants (5 largest)";
   static final String SMALL = "small tenants (20 smallest)";
+  static final String ANALYTICS = "analytics (all tenants: top tenants, counts by status and day, sums by tenant)";
+  /** Untimed analytics first: they take longer than tenant queries, so fewer run. */
+  private static final int ANALYTICS_WARMUP = 5;
 
   @Option(names = "--rows", defaultValue = "300000", description = "Rows per load (default: ${DEFAULT-VALUE}).")
   int rows;
@@ -59,6 +62,10 @@ public final class PeerBenchmark implements Callable<Integer> {
 
   @Option(names = "--warmup-queries", defaultValue = "200", description = "Untimed first (default: ${DEFAULT-VALUE}).")
   int warmupQueries;
+
+  @Option(names = "--analytics-queries", defaultValue = "60",
+      description = "Timed cross-tenant analytics per system, after 5 untimed (default: ${DEFAULT-VALUE}).")
+  int analyticsQueries;
 
   @Option(names = "--repetitions", defaultValue = "3",
       description = "Runs of each system, alternating which goes first (default: ${DEFAULT-VALUE}).")
@@ -123,7 +130,8 @@ public final class PeerBenchmark implements Callable<Integer> {
    * {@code took_ms}); every query's row count.
    */
   public record SystemRun(String system, String version, int repetition, Load cold, Load warm,
-      Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
+      Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts,
+      Map<String, Double> firstMs) {}
 
   /** What a run measured: each system's repetitions in the order they ran. */
   public record Result(List<SystemRun> inOrder, int queriesCompared, List<String> mismatches, long bulkBytes,
@@ -172,6 +180,7 @@ public final class PeerBenchmark implements Callable<Integer> {
       rows = Math.min(rows, 3_000);
       tenants = Math.min(tenants, 100);
       queries = Math.min(queries, 20);
+      analyticsQueries = Math.min(analyticsQueries, 6);
       warmupQueries = Math.min(warmupQueries, 5);
       repetitions = 1;
       bulkRows = Math.min(bulkRows, 1_000);
@@ -206,6 +215,7 @@ public final class PeerBenchmark implements Callable<Integer> {
     Map<String, List<PeerQuery>> queriesByGroup = new LinkedHashMap<>();
     queriesByGroup.put(HOT, PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
     queriesByGroup.put(SMALL, PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
+    queriesByGroup.put(ANALYTICS, PeerQueries.analytics(cold.rows(), ANALYTICS_WARMUP + analyticsQueries, SEED + 2));
     // Built before any clock starts, as the loader reads its file before it sends.
     Workload workload = new Workload(cold, warm, coldFile, warmFile, cold.bulkBodies(OpenSearchPeer.INDEX, bulkRows),
         warm.bulkBodies(OpenSearchPeer.INDEX, bulkRows), queriesByGroup);
@@ -253,7 +263,7 @@ public final class PeerBenchmark implements Callable<Integer> {
         return new Timed(answer.rows(), answer.tookMs());
       });
       return new SystemRun(OPENSEARCH, openSearch.version(), repetition, cold, warm, queried.clientMs(),
-          queried.serverMs(), queried.rowCounts());
+          queried.serverMs(), queried.rowCounts(), queried.firstMs());
     } finally {
       stop(openSearch);
     }
@@ -270,7 +280,7 @@ public final class PeerBenchmark implements Callable<Integer> {
         return new Timed(answer.rows(), answer.tookMs());
       });
       return new SystemRun(EVENKEEL, "bin/evenkeel local", repetition, cold, warm, queried.clientMs(),
-          queried.serverMs(), queried.rowCounts());
+          queried.serverMs(), queried.rowCounts(), queried.firstMs());
     } finally {
       stop(evenkeel);
     }
@@ -284,31 +294,38 @@ public final class PeerBenchmark implements Callable<Integer> {
     Timed ask(PeerQuery query) throws Exception;
   }
 
-  private record Queried(Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts) {}
+  /** Latencies by group; {@code firstMs}, each group's first query (untimed: the first of its kind after the loads). */
+  private record Queried(Map<String, Latencies> clientMs, Map<String, Latencies> serverMs, List<Integer> rowCounts,
+      Map<String, Double> firstMs) {}
 
   /** Every group's queries in order on one thread and one keep-alive connection, the first ones untimed. */
   private Queried query(Map<String, List<PeerQuery>> groups, Asker asker) throws Exception {
     Map<String, Latencies> clientMs = new LinkedHashMap<>();
     Map<String, Latencies> serverMs = new LinkedHashMap<>();
+    Map<String, Double> firstMs = new LinkedHashMap<>();
     List<Integer> rowCounts = new ArrayList<>();
     for (Map.Entry<String, List<PeerQuery>> group : groups.entrySet()) {
-      double[] client = new double[queries];
-      double[] server = new double[queries];
+      int warmup = group.getKey().equals(ANALYTICS) ? ANALYTICS_WARMUP : warmupQueries;
       List<PeerQuery> list = group.getValue();
+      double[] client = new double[list.size() - warmup];
+      double[] server = new double[list.size() - warmup];
       for (int i = 0; i < list.size(); i++) {
         long started = System.nanoTime();
         Timed answer = asker.ask(list.get(i));
         double ms = (System.nanoTime() - started) / 1e6;
-        if (i >= warmupQueries) {
-          client[i - warmupQueries] = ms;
-          server[i - warmupQueries] = answer.serverMs();
+        if (i == 0) {
+          firstMs.put(group.getKey(), ms);
+        }
+        if (i >= warmup) {
+          client[i - warmup] = ms;
+          server[i - warmup] = answer.serverMs();
         }
         rowCounts.add(answer.rows());
       }
       clientMs.put(group.getKey(), new Latencies(client));
       serverMs.put(group.getKey(), new Latencies(server));
     }
-    return new Queried(clientMs, serverMs, rowCounts);
+    return new Queried(clientMs, serverMs, rowCounts, firstMs);
   }
 
   private <T extends AutoCloseable> T started(T peer) {
@@ -422,6 +439,16 @@ public final class PeerBenchmark implements Callable<Integer> {
     }
     md.append("\nSpeed ratio: Evenkeel's docs/s over OpenSearch's; for latencies OpenSearch's over Evenkeel's. Above "
         + "1, Evenkeel is faster.\n\n");
+    md.append(String.format(Locale.ROOT, "The first analytic query after the loads (untimed, medians): Evenkeel %.1f ms "
+        + "(%.1f× its warm p50), OpenSearch %.1f ms (%.1f×). Analytics: %d timed after %d untimed, each over a window "
+        + "of 1, 3 or 7 days; the top tenants and the sums by tenant are exact in Evenkeel and, as `terms` "
+        + "aggregations over %d shards, approximate in OpenSearch.%n%n",
+        Spread.of(evenkeel, run -> run.firstMs().get(ANALYTICS)).median(),
+        Spread.of(evenkeel, run -> run.firstMs().get(ANALYTICS) / run.clientMs().get(ANALYTICS).percentile(0.5))
+            .median(),
+        Spread.of(openSearch, run -> run.firstMs().get(ANALYTICS)).median(),
+        Spread.of(openSearch, run -> run.firstMs().get(ANALYTICS) / run.clientMs().get(ANALYTICS).percentile(0.5))
+            .median(), analyticsQueries, ANALYTICS_WARMUP, openSearchShards));
 
     md.append("Query latency at the client and as each server reports it (OpenSearch's `took`, whole ms; Evenkeel's "
         + "`took_ms`), medians over the repetitions; the difference is the client, HTTP and JSON:\n\n");

@@ -25,8 +25,60 @@ public final class PeerQueries {
   private static final long HOUR = 3_600_000;
   private static final int PAGE = 100;
 
-  /** One query in both languages. */
-  record PeerQuery(long tenant, String sql, List<Object> params, String openSearch) {}
+  /** One query in both languages; {@code tenant} null for one over every tenant (not routed). */
+  record PeerQuery(Long tenant, String sql, List<Object> params, String openSearch) {}
+
+  private static final long DAY = 24 * HOUR;
+
+  /**
+   * {@code count} cross-tenant analytics in turn, each over a window of 1, 3 or 7 days drawn from the rows' time
+   * span: the top 10 tenants by rows, rows by status and day, and the 20 tenants with the largest sum of prices, each
+   * as SQL and as the equivalent {@code terms} / {@code histogram} aggregation. Days are UTC days of created_time
+   * (SQL's {@code DATE(FROM_UNIXTIME(created_time / 1000))}, a histogram of 86,400,000 ms).
+   */
+  static List<PeerQuery> analytics(List<TransactionLogChange> rows, int count, long seed) {
+    long first = rows.stream().mapToLong(TransactionLogChange::getCreatedTime).min().orElse(0);
+    long last = rows.stream().mapToLong(TransactionLogChange::getCreatedTime).max().orElse(0);
+    Random random = new Random(seed);
+    List<PeerQuery> queries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long window = List.of(1L, 3L, 7L).get(random.nextInt(3)) * DAY;
+      long from = first + (long) (random.nextDouble() * Math.max(1, last - first - window));
+      long to = from + window;
+      ObjectNode body = JSON.createObjectNode();
+      body.put("size", 0);
+      body.putObject("query").set("range", range("created_time", "gte", from, "lt", to).get("range"));
+      ObjectNode aggs = body.putObject("aggs");
+      String where = " FROM transaction_logs WHERE created_time >= ? AND created_time < ?";
+      switch (i % 3) {
+        case 0 -> {
+          ObjectNode terms = aggs.putObject("tenants").putObject("terms").put("field", "tenant_id").put("size", 10);
+          terms.putArray("order").add(JSON.createObjectNode().put("_count", "desc"))
+              .add(JSON.createObjectNode().put("_key", "asc"));
+          queries.add(new PeerQuery(null, "SELECT tenant_id, COUNT(*) AS n" + where
+              + " GROUP BY tenant_id ORDER BY n DESC, tenant_id LIMIT 10", List.of(from, to), body.toString()));
+        }
+        case 1 -> {
+          ObjectNode status = aggs.putObject("status");
+          status.putObject("terms").put("field", "status").put("size", 100);
+          status.putObject("aggs").putObject("days").putObject("histogram").put("field", "created_time")
+              .put("interval", DAY).put("min_doc_count", 1);
+          queries.add(new PeerQuery(null, "SELECT status, DATE(FROM_UNIXTIME(created_time / 1000)) AS day, COUNT(*)"
+              + where + " GROUP BY status, day", List.of(from, to), body.toString()));
+        }
+        default -> {
+          ObjectNode tenants = aggs.putObject("tenants");
+          ObjectNode terms = tenants.putObject("terms").put("field", "tenant_id").put("size", 20);
+          terms.putArray("order").add(JSON.createObjectNode().put("revenue", "desc"))
+              .add(JSON.createObjectNode().put("_key", "asc"));
+          tenants.putObject("aggs").putObject("revenue").putObject("sum").put("field", "price");
+          queries.add(new PeerQuery(null, "SELECT tenant_id, SUM(price) AS revenue" + where
+              + " GROUP BY tenant_id ORDER BY revenue DESC, tenant_id LIMIT 20", List.of(from, to), body.toString()));
+        }
+      }
+    }
+    return queries;
+  }
 
   private PeerQueries() {}
 
