@@ -76,6 +76,7 @@ public final class TableRow implements Env {
   /** Sets the column at {@code position} ({@link #positionOf}) to {@code value}; null is NULL. */
   public void set(int position, Object value) {
     values[position] = value;
+    attributes = null; // parsed again from the new value when read
   }
 
   /** Sets an integer column without boxing it: a row read for many rows in turn allocates nothing per value. */

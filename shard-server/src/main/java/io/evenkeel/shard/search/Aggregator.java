@@ -21,6 +21,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,10 +195,11 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       } else if (value instanceof Long number) {
         bigSums[i] = bigSums[i].add(BigInteger.valueOf(number));
       }
-      if (mins[i] == null || compare(value, mins[i]) < 0) {
+      Aggregation.Function function = aggregations.get(i).getFunction();
+      if (function == Aggregation.Function.MIN && (mins[i] == null || compare(value, mins[i]) < 0)) {
         mins[i] = value;
       }
-      if (maxes[i] == null || compare(value, maxes[i]) > 0) {
+      if (function == Aggregation.Function.MAX && (maxes[i] == null || compare(value, maxes[i]) > 0)) {
         maxes[i] = value;
       }
       if (distinct.get(i) != null && distinct.get(i).add(value)) {
@@ -222,7 +224,11 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
 
   final class Collector extends SimpleCollector {
-    private final Map<List<Object>, Accumulator> groups = new LinkedHashMap<>();
+    /**
+     * The groups by key: with one GROUP BY key, by its value itself (no list to make and hash per row); with several,
+     * by the list of their values.
+     */
+    private final Map<Object, Accumulator> groups = new LinkedHashMap<>();
     private ColumnReader[] keyReaders;
     private ColumnReader[] inputReaders;
     private RowSource.Rows rows;
@@ -312,7 +318,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       for (int i = 0; i < key.length; i++) {
         key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
       }
-      List<Object> groupKey = Arrays.asList(key);
+      Object groupKey = key.length == 1 ? key[0] : Arrays.asList(key);
       Accumulator accumulator = groups.get(groupKey);
       if (accumulator == null) {
         if (groups.size() >= maxGroups) {
@@ -345,11 +351,13 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public List<Bucket> reduce(Collection<Collector> collectors) {
     Map<List<Object>, Accumulator> merged = new LinkedHashMap<>();
     for (Collector collector : collectors) {
       collector.reservePending();
-      collector.groups.forEach((key, acc) -> merged.merge(key, acc, this::merge));
+      collector.groups.forEach((key, acc) -> merged.merge(keys.size() == 1 ? Collections.singletonList(key)
+          : (List<Object>) key, acc, this::merge));
     }
     if (merged.isEmpty() && keys.isEmpty()) {
       merged.put(List.of(), new Accumulator(newCollector()));
