@@ -14,6 +14,7 @@ import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.shard.Expression;
 import io.evenkeel.schemas.table.Column;
+import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.KeywordOrder;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.io.IOException;
@@ -27,7 +28,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.SimpleCollector;
@@ -96,6 +99,12 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
     }
     this.rowSource = expressions.isEmpty() ? null : RowSource.of(expressions);
+  }
+
+  /** Whether the query groups by exactly one integer column read from doc values. */
+  private boolean singleIntegerKey() {
+    return keys.size() == 1 && keys.get(0).column() != null && keys.get(0).column().isNumeric()
+        && keys.get(0).column().type() != ColumnType.DECIMAL;
   }
 
   private static Expr.Aggregate expressionAggregate(Aggregation aggregation) {
@@ -229,6 +238,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
      * by the list of their values.
      */
     private final Map<Object, Accumulator> groups = new LinkedHashMap<>();
+    /** With one integer key read from doc values: the same groups by its value, found without boxing it. */
+    private final LongKeyedMap<Accumulator> integerGroups = singleIntegerKey() ? new LongKeyedMap<>() : null;
+    /** That key's doc values in the current segment. */
+    private NumericDocValues integerKey;
     private ColumnReader[] keyReaders;
     private ColumnReader[] inputReaders;
     private RowSource.Rows rows;
@@ -261,6 +274,9 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       for (int i = 0; i < keyReaders.length; i++) {
         Column column = keys.get(i).column();
         keyReaders[i] = column == null ? null : ColumnReader.of(context.reader(), column);
+      }
+      if (integerGroups != null) {
+        integerKey = DocValues.getNumeric(context.reader(), keys.get(0).column().name());
       }
       inputReaders = new ColumnReader[inputs.size()];
       for (int i = 0; i < inputReaders.length; i++) {
@@ -314,6 +330,15 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
     /** The group of this row, made (and reserved for) when new; the one group when there are no keys. */
     private Accumulator group(int doc, TableRow row) throws IOException {
+      if (integerKey != null && integerKey.advanceExact(doc)) {
+        long value = integerKey.longValue();
+        Accumulator accumulator = integerGroups.get(value);
+        if (accumulator == null) {
+          accumulator = newGroup(value, new Object[] {value});
+          integerGroups.put(value, accumulator);
+        }
+        return accumulator;
+      }
       Object[] key = new Object[keyReaders.length];
       for (int i = 0; i < key.length; i++) {
         key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
@@ -321,21 +346,27 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       Object groupKey = key.length == 1 ? key[0] : Arrays.asList(key);
       Accumulator accumulator = groups.get(groupKey);
       if (accumulator == null) {
-        if (groups.size() >= maxGroups) {
-          throw new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
-              + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
-        }
-        accumulator = new Accumulator(this);
-        groups.put(groupKey, accumulator);
-        long bytes = groupBytes();
-        for (Object value : key) {
-          bytes += bytes(value);
-        }
-        account(bytes);
+        accumulator = newGroup(groupKey, key);
       }
       if (key.length == 0) {
         only = accumulator; // without GROUP BY every row is in it: no lookup per row
       }
+      return accumulator;
+    }
+
+    /** A new group of {@code groupKey} (its values {@code key}), checked against the cap and reserved. */
+    private Accumulator newGroup(Object groupKey, Object[] key) {
+      if (groups.size() >= maxGroups) {
+        throw new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
+            + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
+      }
+      Accumulator accumulator = new Accumulator(this);
+      groups.put(groupKey, accumulator);
+      long bytes = groupBytes();
+      for (Object value : key) {
+        bytes += bytes(value);
+      }
+      account(bytes);
       return accumulator;
     }
 
