@@ -1,6 +1,7 @@
 package io.evenkeel.expr;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.List;
 
 /**
@@ -79,10 +80,7 @@ public final class CompiledExpression {
       case FROM_UNIXTIME -> fromUnixTime(args.get(0), evaluator);
       case DATE_PART -> datePart(DateFunctions.Part.named((String) ((Expr.Literal) args.get(0)).value()),
           args.get(1), evaluator);
-      case DATE -> {
-        Node arg = node(args.get(0), evaluator);
-        yield env -> DateFunctions.date(arg.eval(env));
-      }
+      case DATE -> date(args.get(0), evaluator);
       default -> env -> evaluator.eval(call, env);
     };
   }
@@ -139,21 +137,68 @@ public final class CompiledExpression {
    */
   private static Node datePart(DateFunctions.Part part, Expr dateTime, Evaluator evaluator) {
     Node arg = node(dateTime, evaluator);
-    if (part.ofTimeOfDay() && evaluator.timeZone().getRules().isFixedOffset()
-        && dateTime instanceof Expr.Call call && call.op() == Op.FROM_UNIXTIME
-        && Evaluator.millisOfQuotient(call.args().get(0)) instanceof Expr.Column column && column.position() >= 0) {
-      int position = column.position();
-      long offsetSeconds = evaluator.timeZone().getRules().getOffset(Instant.EPOCH).getTotalSeconds();
-      return env -> {
+    int position = millisColumn(dateTime, evaluator);
+    if (!part.ofTimeOfDay() || position < 0) {
+      return env -> DateFunctions.part(part, arg.eval(env));
+    }
+    long offsetSeconds = offsetSeconds(evaluator);
+    return env -> {
+      if (!(env instanceof TableRow row && row.isInteger(position))) {
+        return DateFunctions.part(part, arg.eval(env));
+      }
+      long millis = row.integerAt(position);
+      // Before 1970 FROM_UNIXTIME is NULL, as in MySQL.
+      return millis < 0 ? null : part.ofSecondOfDay(Math.floorMod(millis / 1_000 + offsetSeconds, 86_400L));
+    };
+  }
+
+  /**
+   * {@code DATE(x)}; of {@code FROM_UNIXTIME(column / 1000)} in a zone of fixed offset, the day straight from the
+   * row's milliseconds, and the same DATE value again while the rows fall on the same day (rows are read in the
+   * order they were written, which is mostly the order of their times).
+   */
+  private static Node date(Expr dateTime, Evaluator evaluator) {
+    Node arg = node(dateTime, evaluator);
+    int position = millisColumn(dateTime, evaluator);
+    if (position < 0) {
+      return env -> DateFunctions.date(arg.eval(env));
+    }
+    long offsetSeconds = offsetSeconds(evaluator);
+    return new Node() {
+      private long lastDay = Long.MIN_VALUE;
+      private SqlDateTime lastDate;
+
+      @Override
+      public Object eval(Env env) {
         if (!(env instanceof TableRow row && row.isInteger(position))) {
-          return DateFunctions.part(part, arg.eval(env));
+          return DateFunctions.date(arg.eval(env));
         }
         long millis = row.integerAt(position);
-        // Before 1970 FROM_UNIXTIME is NULL, as in MySQL.
-        return millis < 0 ? null : part.ofSecondOfDay(Math.floorMod(millis / 1_000 + offsetSeconds, 86_400L));
-      };
-    }
-    return env -> DateFunctions.part(part, arg.eval(env));
+        if (millis < 0) {
+          return null; // before 1970 FROM_UNIXTIME is NULL, as in MySQL
+        }
+        long day = Math.floorDiv(millis / 1_000 + offsetSeconds, 86_400L);
+        if (day != lastDay) {
+          lastDate = SqlDateTime.ofDate(LocalDate.ofEpochDay(day));
+          lastDay = day;
+        }
+        return lastDate;
+      }
+    };
+  }
+
+  /**
+   * Where the row holds the milliseconds of {@code dateTime} when it is {@code FROM_UNIXTIME(column / 1000)} in a
+   * session time zone of fixed offset (its wall-clock time then follows from them by arithmetic); -1 otherwise.
+   */
+  private static int millisColumn(Expr dateTime, Evaluator evaluator) {
+    return evaluator.timeZone().getRules().isFixedOffset() && dateTime instanceof Expr.Call call
+        && call.op() == Op.FROM_UNIXTIME && Evaluator.millisOfQuotient(call.args().get(0)) instanceof Expr.Column column
+        ? column.position() : -1;
+  }
+
+  private static long offsetSeconds(Evaluator evaluator) {
+    return evaluator.timeZone().getRules().getOffset(Instant.EPOCH).getTotalSeconds();
   }
 
   /** {@code FROM_UNIXTIME(x)}, and {@code FROM_UNIXTIME(x / 1000)} from the milliseconds when x is an integer. */

@@ -30,7 +30,9 @@ class CompiledExpressionTest {
   private static final List<String> SHAPES = List.of("SECOND(FROM_UNIXTIME(created_time / 1000)) < 30",
       "HOUR(FROM_UNIXTIME(created_time / 1000))", "MINUTE(FROM_UNIXTIME(modified_time / 1000))",
       "SECOND(FROM_UNIXTIME(buyer_id / 1000))", "YEAR(FROM_UNIXTIME(created_time / 1000))",
-      "FROM_UNIXTIME(created_time / 1000)", "FROM_UNIXTIME(price / 1000)", "HOUR(FROM_UNIXTIME(quantity))");
+      "FROM_UNIXTIME(created_time / 1000)", "FROM_UNIXTIME(price / 1000)", "HOUR(FROM_UNIXTIME(quantity))",
+      "DATE(FROM_UNIXTIME(created_time / 1000))", "DATE(FROM_UNIXTIME(modified_time / 1000)) = '2023-11-20'",
+      "DATE(FROM_UNIXTIME(buyer_id / 1000))");
 
   @Test
   void compiledAndInterpretedAnswerAlike() {
