@@ -11,8 +11,8 @@ import picocli.CommandLine;
 
 /**
  * The peer benchmark's smoke mode, so that its command keeps working: a real OpenSearch node and then the local stack,
- * each alone, load the same few thousand rows and answer the same queries with the same row counts and server-side
- * times within the client's; the table and chart are written.
+ * each alone, load the same few thousand rows and answer the same tenant queries and cross-tenant analytics with the
+ * same row and bucket counts and server-side times within the client's; the table and chart are written.
  */
 class PeerBenchmarkIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
@@ -26,7 +26,8 @@ class PeerBenchmarkIT {
     PeerBenchmark.Result result = benchmark.run();
 
     assertThat(result.mismatches()).isEmpty();
-    assertThat(result.queriesCompared()).isEqualTo(2 * (20 + 5));
+    // Two tenant groups of 20 timed after 5 untimed, and 6 analytics after 5.
+    assertThat(result.queriesCompared()).isEqualTo(2 * (20 + 5) + (6 + 5));
     // One repetition: OpenSearch alone, then Evenkeel alone.
     assertThat(result.inOrder()).extracting(PeerBenchmark.SystemRun::system)
         .containsExactly(PeerBenchmark.OPENSEARCH, PeerBenchmark.EVENKEEL);
@@ -46,8 +47,12 @@ class PeerBenchmarkIT {
         assertThat(server[i]).as("%s query %d", run.system(), i).isBetween(0.0, client[i] + 1);
       }
     }
+    for (PeerBenchmark.SystemRun run : result.inOrder()) {
+      assertThat(run.clientMs().get(PeerBenchmark.ANALYTICS).ms()).as(run.system()).hasSize(6);
+      assertThat(run.firstMs().get(PeerBenchmark.ANALYTICS)).as(run.system()).isPositive();
+    }
     assertThat(Files.readString(result.markdown())).contains("| load to searchable, cold, docs/s |")
-        .contains("OpenSearch server p50 / p99");
+        .contains("OpenSearch server p50 / p99").contains("The first analytic query after the loads");
     byte[] png = Files.readAllBytes(result.png());
     assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
   }
