@@ -25,8 +25,8 @@ public final class CompiledExpression {
     this.root = root;
   }
 
-  /** {@code expr} prepared for {@code evaluator}'s time zone, text bound and caches. */
-  public static CompiledExpression compile(Expr expr, Evaluator evaluator) {
+  /** {@code expr} prepared for {@code evaluator}'s time zone, text bound and caches ({@link Evaluator#compile}). */
+  static CompiledExpression compile(Expr expr, Evaluator evaluator) {
     return new CompiledExpression(node(expr, evaluator));
   }
 

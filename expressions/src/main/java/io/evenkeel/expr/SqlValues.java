@@ -48,6 +48,17 @@ public final class SqlValues {
   }
 
 
+  /**
+   * The order of ORDER BY keys, which every shard and the merge share: NULL lowest (first ascending, last
+   * descending, as in MySQL), then by {@link #compare}.
+   */
+  public static int compareNullsLowest(Object a, Object b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : -1) : 1;
+    }
+    return compare(a, b);
+  }
+
   /** SQL truth of a value: null for UNKNOWN; numbers are TRUE when not zero. */
   public static Boolean truth(Object value) {
     if (value == null || value instanceof Boolean) {

@@ -9,10 +9,7 @@ public final class ValueOrder {
 
   /** Compares two values of one column or expression; NULL is lower than any value. */
   public static int compare(Object a, Object b) {
-    if (a == null || b == null) {
-      return a == null ? (b == null ? 0 : -1) : 1;
-    }
-    return SqlValues.compare(a, b);
+    return SqlValues.compareNullsLowest(a, b);
   }
 
   /** Compares key lists position by position, each ascending or descending. */

@@ -17,8 +17,9 @@ import org.apache.lucene.search.SortField;
 /**
  * An ORDER BY key that is an expression ({@code ORDER BY price * quantity DESC}, {@code ORDER BY LOWER(seller_nick)}):
  * evaluated on each matching row, read where {@link RowSource} says, with the query's time zone and text bound, and
- * compared as the query service merges (MySQL's order: NULL lowest, decimals by the digits they show), so the top
- * hits of every shard merge exactly. A row's value is computed once however often the queue compares it.
+ * compared by the order the query service merges with ({@link SqlValues#compareNullsLowest}: NULL lowest, decimals
+ * by the digits they show), so the top hits of every shard merge exactly. A row's value is computed once however
+ * often the queue compares it.
  */
 final class ExpressionSort extends FieldComparatorSource {
   private final Expr expression;
@@ -36,14 +37,6 @@ final class ExpressionSort extends FieldComparatorSource {
     return new SortField(expression.toString(), new ExpressionSort(expression, conditions), descending);
   }
 
-  /** NULL lowest, then SQL's order. */
-  static int compare(Object a, Object b) {
-    if (a == null || b == null) {
-      return a == null ? (b == null ? 0 : -1) : 1;
-    }
-    return SqlValues.compare(a, b);
-  }
-
   @Override
   public FieldComparator<Object> newComparator(String field, int numHits, Pruning pruning, boolean reversed) {
     Object[] slots = new Object[numHits];
@@ -54,7 +47,7 @@ final class ExpressionSort extends FieldComparatorSource {
 
       @Override
       public int compare(int slot1, int slot2) {
-        return ExpressionSort.compare(slots[slot1], slots[slot2]);
+        return SqlValues.compareNullsLowest(slots[slot1], slots[slot2]);
       }
 
       @Override
@@ -69,7 +62,7 @@ final class ExpressionSort extends FieldComparatorSource {
 
       @Override
       public int compareValues(Object first, Object second) {
-        return ExpressionSort.compare(first, second);
+        return SqlValues.compareNullsLowest(first, second);
       }
 
       @Override
@@ -96,12 +89,12 @@ final class ExpressionSort extends FieldComparatorSource {
 
           @Override
           public int compareBottom(int doc) throws IOException {
-            return ExpressionSort.compare(bottom, valueOf(doc));
+            return SqlValues.compareNullsLowest(bottom, valueOf(doc));
           }
 
           @Override
           public int compareTop(int doc) throws IOException {
-            return ExpressionSort.compare(top, valueOf(doc));
+            return SqlValues.compareNullsLowest(top, valueOf(doc));
           }
 
           @Override

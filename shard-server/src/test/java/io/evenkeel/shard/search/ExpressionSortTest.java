@@ -8,6 +8,7 @@ import io.evenkeel.expr.ExpressionCodec;
 import io.evenkeel.expr.Op;
 import io.evenkeel.expr.SessionTimeZone;
 import io.evenkeel.expr.SqlValueCodec;
+import io.evenkeel.expr.SqlValues;
 import io.evenkeel.expr.TableRow;
 import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
@@ -112,7 +113,7 @@ class ExpressionSortTest {
     }
     Comparator<List<Object>> order = (a, b) -> {
       for (int i = 0; i < keys.size(); i++) {
-        int sign = ExpressionSort.compare(a.get(i), b.get(i));
+        int sign = SqlValues.compareNullsLowest(a.get(i), b.get(i));
         if (sign != 0) {
           return keys.get(i).descending() ? -sign : sign;
         }
