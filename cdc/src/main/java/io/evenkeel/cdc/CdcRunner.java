@@ -1,5 +1,6 @@
 package io.evenkeel.cdc;
 
+import io.debezium.embedded.EmbeddedEngineChangeEvent;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,6 +48,7 @@ import org.slf4j.LoggerFactory;
  * resumes where Kafka's copy ends, without a new snapshot and without a gap (events after the last stored offset are
  * published again; their binlog versions make that harmless). A runner stopped before its snapshot ended snapshots
  * again, and then deletes the rows it published before that the table no longer has ({@link SnapshotReconciler}).
+ * After each batch it publishes how far in the binlog it has come ({@link PositionPublisher}).
  */
 public final class CdcRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CdcRunner.class);
@@ -79,6 +82,7 @@ public final class CdcRunner implements AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final AtomicLong published = new AtomicLong();
   private final String topic;
+  private final PositionPublisher positions;
   /** When the last progress line was logged, and the count then. */
   private long loggedAt = System.nanoTime();
   private long loggedCount;
@@ -89,7 +93,7 @@ public final class CdcRunner implements AutoCloseable {
   /** While a snapshot of a table published before runs: the rows it has not shown yet (engine thread only). */
   private SnapshotReconciler reconciler;
 
-  private CdcRunner(CdcSettings settings, SourceTable source) throws IOException {
+  private CdcRunner(CdcSettings settings, SourceTable source) throws IOException, InterruptedException {
     Files.createDirectories(settings.stateDir);
     Properties producerProperties = settings.kafkaProperties();
     producerProperties.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -108,6 +112,7 @@ public final class CdcRunner implements AutoCloseable {
     this.columnMapping = settings.columnMapping();
     this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
     this.topic = settings.topicPrefix + "." + source.qualifiedName();
+    this.positions = PositionPublisher.start(kafkaProperties, producer, topic);
     this.engine = DebeziumEngine.create(Json.class)
         .using(engineProperties(settings, source))
         .notifying(this::publish)
@@ -167,6 +172,10 @@ public final class CdcRunner implements AutoCloseable {
     // A heartbeat a second keeps the stored position current while the captured table is quiet and the rest of the
     // server is not: a stored position the server has since purged from its binlog would mean a new snapshot.
     p.setProperty("heartbeat.interval.ms", "1000");
+    // The server sends its own heartbeat every 0.8 of this while the binlog is idle: so the position Debezium
+    // would resume from moves past the last transaction within a second even when nothing follows it, and a writer
+    // waiting for that transaction's position (PositionPublisher) is not kept waiting.
+    p.setProperty("connect.keep.alive.interval.ms", "1000");
     // Bigger batches, handed over sooner: one batch is published (and waited for) at a time.
     p.setProperty("max.batch.size", "8192");
     p.setProperty("max.queue.size", "32768");
@@ -189,6 +198,8 @@ public final class CdcRunner implements AutoCloseable {
   private void publish(List<ChangeEvent<String, String>> events,
       DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
     List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
+    // Where Debezium would resume after this batch: every change before it is in the batch or published before.
+    Map<String, ?> reached = null;
     for (ChangeEvent<String, String> event : events) {
       String value = event.value();
       if (value == null) {
@@ -212,6 +223,10 @@ public final class CdcRunner implements AutoCloseable {
         sent.add(size > maxEventBytes ? producer.send(deadLetter(event.destination(), key, value, size))
             : producer.send(new ProducerRecord<>(event.destination(), key, bytes)));
       }
+      if ((!snapshotRecord || snapshotMark.equals("last"))
+          && event instanceof EmbeddedEngineChangeEvent<?, ?, ?> embedded) {
+        reached = embedded.sourceRecord().sourceOffset();
+      }
       if (reconciler != null) {
         reconciler.seen(event.key());
         if (snapshotMark.equals("last")) {
@@ -221,12 +236,15 @@ public final class CdcRunner implements AutoCloseable {
     }
     for (Future<RecordMetadata> one : sent) {
       try {
-        one.get();
+        positions.published(one.get());
       } catch (ExecutionException e) {
         // Only a failure the producer will not retry (an authorization error, a record too large): stop here, so
         // that no offset moves past an event Kafka does not have.
         throw new IllegalStateException("publishing a change event failed: " + e.getCause(), e.getCause());
       }
+    }
+    if (reached != null) {
+      positions.reached(reached);
     }
     for (ChangeEvent<String, String> event : events) {
       committer.markProcessed(event);

@@ -9,6 +9,10 @@ import io.evenkeel.embedded.ChildProcess;
 import io.evenkeel.embedded.JavaCommand;
 import io.evenkeel.embedded.KafkaBroker;
 import io.evenkeel.embedded.MariaDbServer;
+import io.evenkeel.schemas.CdcPosition;
+import io.evenkeel.schemas.PartitionOffset;
+import io.evenkeel.schemas.change.SourcePosition;
+import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +28,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -43,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CdcRunnerIT {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final SingleObjectCodec<CdcPosition> POSITIONS = SingleObjectCodec.of(CdcPosition.class);
 
   @TempDir Path dir;
   private MariaDbServer mariadb;
@@ -304,6 +311,88 @@ class CdcRunnerIT {
   private static String where(String key) throws Exception {
     JsonNode fields = JSON.readTree(key);
     return "seller_id = " + fields.get("seller_id") + " AND order_id = " + fields.get("order_id");
+  }
+
+  /**
+   * After each batch the runner publishes how far in the binlog it has come and where the change topic ends then:
+   * a writer that commits and names the binlog position (SHOW MASTER STATUS) or its GTID (@@last_gtid) finds a
+   * position at or past it within seconds, with no change left, even when nothing follows its transaction; a
+   * restarted runner's positions still name the offsets of what its first run published.
+   */
+  @Test
+  void publishesHowFarItHasComeSoThatAWriterCanWaitForItsCommit() throws Exception {
+    sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 10, '2026-11-01 10:00:00'),"
+        + " (2, 20, '2026-11-01 11:00:00')");
+    try (KafkaConsumer<byte[], byte[]> consumer = events("positions-it")) {
+      try (CdcRunner runner = CdcRunner.start(settings())) {
+        assertThat(read(consumer, 2)).hasSize(2);
+        admin.setAutoCommit(false);
+        sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 11, '2026-11-02 10:00:00')",
+            "INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (3, 30, '2026-11-02 11:00:00')",
+            "UPDATE shop.orders SET status = 4 WHERE seller_id = 2 AND order_id = 20");
+        admin.commit();
+        admin.setAutoCommit(true);
+        awaitPublishedThrough(committedPosition(), 5);
+      }
+      // Restarted: the next commit's position names the offsets of the first run's events too.
+      try (CdcRunner runner = CdcRunner.start(settings())) {
+        sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (4, 40, '2026-11-03 10:00:00')");
+        awaitPublishedThrough(committedPosition(), 6);
+      }
+    }
+  }
+
+  private static boolean reachesAll(CdcPosition published, List<SourcePosition> wanted) {
+    return published != null && wanted.stream().allMatch(position -> position.reachedBy(published));
+  }
+
+  /** The binlog position and the GTID of the last commit on {@link #admin}'s session. */
+  private List<SourcePosition> committedPosition() throws Exception {
+    try (Statement statement = admin.createStatement();
+        ResultSet master = statement.executeQuery("SHOW MASTER STATUS")) {
+      master.next();
+      SourcePosition binlog = SourcePosition.binlog(master.getString(1) + ":" + master.getLong(2));
+      try (ResultSet gtid = statement.executeQuery("SELECT @@last_gtid")) {
+        gtid.next();
+        return List.of(binlog, SourcePosition.gtids(gtid.getString(1)));
+      }
+    }
+  }
+
+  /**
+   * Waits (10 s at most) for a published position that reaches each of {@code wanted}, and checks that its offsets
+   * are where the change topic ends, at least {@code events} in all (a restart may publish the last few again).
+   */
+  private void awaitPublishedThrough(List<SourcePosition> wanted, int events) throws Exception {
+    String topic = SourcePosition.topicOf("cdc.shop.orders");
+    long started = System.nanoTime();
+    CdcPosition latest = null;
+    try (KafkaConsumer<byte[], byte[]> positions = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      TopicPartition partition = new TopicPartition(topic, 0);
+      positions.assign(List.of(partition));
+      while (!reachesAll(latest, wanted)) {
+        assertThat(System.nanoTime() - started).as("a position past %s within 10 s; latest %s", wanted, latest)
+            .isLessThan(10_000_000_000L);
+        for (ConsumerRecord<byte[], byte[]> record : positions.poll(Duration.ofMillis(100))) {
+          latest = POSITIONS.decode(record.value());
+        }
+      }
+      System.out.printf("published through %s %.2f s after the commit%n", SourcePosition.describe(latest),
+          (System.nanoTime() - started) / 1e9);
+      Map<TopicPartition, Long> ends = positions.endOffsets(positions.partitionsFor("cdc.shop.orders").stream()
+          .map(p -> new TopicPartition(p.topic(), p.partition())).toList());
+      Map<Integer, Long> lastOffsets = new TreeMap<>();
+      ends.forEach((p, end) -> {
+        if (end > 0) {
+          lastOffsets.put(p.partition(), end - 1);
+        }
+      });
+      assertThat(latest.getLastOffsets().stream().collect(Collectors.toMap(PartitionOffset::getPartition,
+          PartitionOffset::getOffset))).as("the offsets at that position: the change topic's last").isEqualTo(lastOffsets);
+      assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isGreaterThanOrEqualTo(events);
+    }
   }
 
   /** The password from a file: the runner connects, and its command line names no password. */
