@@ -186,6 +186,10 @@ public final class QueryServiceMain implements Callable<Integer> {
       + "GET /searchable waits for when the caller names no topic (default: ${DEFAULT-VALUE}).")
   String ingestTopic;
 
+  @Option(names = "--cdc-topic", paramLabel = "TOPIC", description = "The CDC runner's change topic, as the ingest "
+      + "job's --cdc-topic: what GET /searchable?binlog= (or gtid=) waits for when the caller names no topic.")
+  String cdcTopic;
+
   @Option(names = "--written-offsets-group", defaultValue = "evenkeel-ingest.written", description = "The consumer "
       + "group where the ingest job publishes the offsets it has written to the shards, as its "
       + "--written-offsets-group; GET /searchable reads it (default: ${DEFAULT-VALUE}).")
@@ -280,7 +284,8 @@ public final class QueryServiceMain implements Callable<Integer> {
     SqlHttpServer server = new SqlHttpServer(service, console, keys, https(), host, port, maxConcurrentQueries);
     server.allowHosts(allowedHosts);
     SearchableWaits searchable = bootstrapServers == null ? null : new SearchableWaits(
-        WrittenOffsets.of(kafkaProperties(), writtenOffsetsGroup), ingestTopic, service::refresh);
+        WrittenOffsets.of(kafkaProperties(), writtenOffsetsGroup), kafkaProperties(), ingestTopic, cdcTopic,
+        service::refresh);
     server.searchable(searchable);
     if (keys == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the query service listens on " + host + " without authentication: anyone who"

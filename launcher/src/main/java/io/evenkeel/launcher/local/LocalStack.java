@@ -254,6 +254,8 @@ final class LocalStack implements AutoCloseable {
             "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi,
             // GET /searchable: read-your-writes for any producer, from the job's written offsets.
             "--ingest-topic", options.topic(), "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP)
+        // ... and by binlog position or GTID, from the CDC runner's published positions.
+        .args(options.cdc() == null ? List.of() : List.of("--cdc-topic", options.cdc().topic()))
         .args(zookeeperSettings.toArgs())
         .args(placement.toArgs())
         .args(policy.toArgs())

@@ -2,6 +2,7 @@ package io.evenkeel.launcher.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.client.SearchableClient;
 import io.evenkeel.embedded.MariaDbServer;
 import io.evenkeel.query.testing.QueryGenerator;
 import io.evenkeel.query.testing.ReferenceDatabase;
@@ -10,12 +11,14 @@ import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestRows;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
@@ -160,6 +163,19 @@ class LocalStackCdcIT {
       source.commit();
       source.setAutoCommit(true);
     }
+    // Where the binlog is after the last commit, as a writer would ask: the file and position, and its GTID.
+    String committed;
+    String committedGtid;
+    try (Statement statement = source.createStatement()) {
+      try (ResultSet master = statement.executeQuery("SHOW MASTER STATUS")) {
+        master.next();
+        committed = master.getString(1) + ":" + master.getLong(2);
+      }
+      try (ResultSet gtid = statement.executeQuery("SELECT @@last_gtid")) {
+        gtid.next();
+        committedGtid = gtid.getString(1);
+      }
+    }
 
     stack.awaitOutput("cdc restarted", 120);
     stack.awaitOutput("ingest-job restarted", 120);
@@ -184,19 +200,23 @@ class LocalStackCdcIT {
           + " FROM transaction_logs";
       List<List<String>> expected = ResultRows.of(reference.query(totals));
       assertThat(expected.get(0).get(0)).isEqualTo(Integer.toString(live.size()));
+      // Read-your-writes for the captured table: once /searchable answers for the last commit's binlog position,
+      // every change is found at once.
+      SearchableClient searchable = SearchableClient.of(URI.create("http://127.0.0.1:" + (base + 4)), null);
       long caughtUpFrom = System.nanoTime();
-      List<List<String>> actual = List.of();
-      while (System.nanoTime() - caughtUpFrom < 180e9) {
-        SqlClient.Answer answer = service.sql(totals);
-        actual = answer.status() == 200 ? ResultRows.of(answer.body().get("rows")) : List.of();
-        if (actual.equals(expected)) {
-          break;
-        }
-        Thread.sleep(500);
+      SearchableClient.Answer caughtUp = searchable.awaitBinlog(null, committed, Duration.ofSeconds(60));
+      for (int retry = 0; retry < 2 && !caughtUp.searchable(); retry++) {
+        caughtUp = searchable.awaitBinlog(null, committed, Duration.ofSeconds(60));
       }
-      assertThat(actual).as("totals once the pipeline has caught up; the launcher said:%n%s%n%s%n%s",
-          String.join("\n", stack.output), tail("cdc"), tail("ingest-job")).isEqualTo(expected);
-      System.out.printf("caught up %.1f s after the last delete%n", (System.nanoTime() - caughtUpFrom) / 1e9);
+      assertThat(caughtUp.searchable()).as("%s searchable within 180 s: %s; the launcher said:%n%s%n%s%n%s",
+          committed, caughtUp.body(), String.join("\n", stack.output), tail("cdc"), tail("ingest-job")).isTrue();
+      SqlClient.Answer totalsNow = service.sql(totals);
+      assertThat(ResultRows.of(totalsNow.body().get("rows"))).as("totals as soon as %s is searchable", committed)
+          .isEqualTo(expected);
+      SearchableClient.Answer byGtid = searchable.awaitGtid(null, committedGtid, Duration.ofSeconds(5));
+      assertThat(byGtid.searchable()).as("the same commit by its GTID %s: %s", committedGtid, byGtid.body()).isTrue();
+      System.out.printf("%s searchable %.1f s after the last delete (%s)%n", committed,
+          (System.nanoTime() - caughtUpFrom) / 1e9, caughtUp.body());
 
       QueryGenerator generator = new QueryGenerator(new Random(24),
           LongStream.rangeClosed(1, TENANTS).boxed().toList());

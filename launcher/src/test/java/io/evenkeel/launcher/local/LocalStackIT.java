@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
+import io.evenkeel.client.ProducedOffsets;
+import io.evenkeel.client.SearchableClient;
 import io.evenkeel.cluster.client.ClientTls;
 import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
@@ -589,11 +591,10 @@ class LocalStackIT {
     }
   }
 
-  /** The rows of {@code query}, with the admin key when the stack has keys (the --secure test's). */
   /**
    * Read-your-writes for a producer of its own: a plain {@code KafkaProducer} sends rows, then asks {@code GET
-   * /searchable} with the last offset it got per partition; once that answers 200, SQL finds every row at once. Offsets
-   * not written yet give a 202 saying how far behind, a malformed request a 400.
+   * /searchable} through the client helper with the last offset it got per partition; once that answers 200, SQL
+   * finds every row at once. Offsets not written yet give a 202 saying how far behind, a malformed request a 400.
    */
   private void assertProducersReadTheirWrites(HttpClient https, String service, Path data) throws Exception {
     java.util.Properties properties = new java.util.Properties();
@@ -603,8 +604,9 @@ class LocalStackIT {
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, StackInfo.read(data).bootstrapServers());
     properties.put(ProducerConfig.ACKS_CONFIG, "all");
     SingleObjectCodec<TransactionLogChange> codec = SingleObjectCodec.of(TransactionLogChange.class);
-    Map<Integer, Long> last = new java.util.TreeMap<>();
+    ProducedOffsets sent = new ProducedOffsets();
     int rows = 40;
+    String topic = StackInfo.read(data).topic();
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties, new ByteArraySerializer(),
         new ByteArraySerializer())) {
       for (int i = 0; i < rows; i++) {
@@ -613,27 +615,20 @@ class LocalStackIT {
             .setModifiedTime(1_700_000_000_000L + i).setVersion(1).setStatus(1).setQuantity(1)
             .setPrice(new java.math.BigDecimal("1.00")).setSellerNick("rw").build();
         byte[] key = ("77777:" + i).getBytes(StandardCharsets.UTF_8);
-        var sent = producer.send(new ProducerRecord<>(StackInfo.read(data).topic(), key, codec.encode(change))).get();
-        last.merge(sent.partition(), sent.offset(), Math::max);
+        producer.send(new ProducerRecord<>(topic, key, codec.encode(change)), sent);
       }
+      producer.flush();
     }
     String key = "Bearer " + Files.readString(adminKey).strip();
-    String offsets = String.join(",", last.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue()).toList());
-    HttpResponse<String> searchable = https.send(HttpRequest.newBuilder(URI.create(service
-        + "/searchable?timeout_ms=60000&offsets=" + offsets)).header("Authorization", key).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(searchable.statusCode()).as(searchable.body()).isEqualTo(200);
-    System.out.println("/searchable after " + rows + " rows of a KafkaProducer: " + searchable.body());
+    SearchableClient searchable = SearchableClient.of(https, URI.create(service), Files.readString(adminKey).strip());
+    SearchableClient.Answer answer = searchable.await(topic, sent, Duration.ofSeconds(60)).orThrow();
+    System.out.println("/searchable after " + rows + " rows of a KafkaProducer: " + answer.body());
     assertThat(sql(data, "SELECT COUNT(*) FROM transaction_logs WHERE tenant_id = 77777").get(0).get(0).asLong())
         .as("rows found as soon as /searchable answered").isEqualTo(rows);
-    HttpResponse<String> behind = https.send(HttpRequest.newBuilder(URI.create(service
-        + "/searchable?timeout_ms=300&offsets=0:1000000000")).header("Authorization", key).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(behind.statusCode()).as(behind.body()).isEqualTo(202);
-    JsonNode lag = new ObjectMapper().readTree(behind.body());
-    assertThat(lag.get("searchable").asBoolean()).isFalse();
-    assertThat(lag.get("records_behind").asLong()).isGreaterThan(999_000_000L);
-    assertThat(lag.at("/partitions/0/partition").asInt()).isZero();
+    SearchableClient.Answer behind = searchable.await(null, Map.of(0, 1_000_000_000L), Duration.ofMillis(300));
+    assertThat(behind.searchable()).as(behind.body().toString()).isFalse();
+    assertThat(behind.body().get("records_behind").asLong()).isGreaterThan(999_000_000L);
+    assertThat(behind.body().at("/partitions/0/partition").asInt()).isZero();
     HttpResponse<String> malformed = https.send(HttpRequest.newBuilder(URI.create(service
         + "/searchable?offsets=0:x")).header("Authorization", key).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(malformed.statusCode()).as(malformed.body()).isEqualTo(400);
@@ -643,6 +638,7 @@ class LocalStackIT {
     assertThat(anonymous.statusCode()).as("without a key").isEqualTo(401);
   }
 
+  /** The rows of {@code query}, with the admin key. */
   private JsonNode sql(Path data, String query) throws Exception {
     return EvenkeelCommand.sqlRows(dir, data, adminKey, query);
   }

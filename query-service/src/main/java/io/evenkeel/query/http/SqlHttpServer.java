@@ -19,6 +19,8 @@ import io.evenkeel.query.result.QueryException;
 import io.evenkeel.query.result.QueryResult;
 import io.evenkeel.query.result.ShardFailure;
 import io.evenkeel.query.searchable.SearchableWaits;
+import io.evenkeel.schemas.CdcPosition;
+import io.evenkeel.schemas.change.SourcePosition;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
@@ -27,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -492,15 +495,68 @@ public final class SqlHttpServer implements AutoCloseable {
 
   /**
    * {@code GET /searchable?offsets=0:41,2:17[&topic=T][&timeout_ms=N]}: 200 once every record at or before those
-   * offsets is searchable, 202 with the partitions still behind when the timeout passes first.
+   * offsets is searchable, 202 with the partitions still behind when the timeout passes first. With {@code
+   * binlog=FILE:POSITION} or {@code gtid=D-S-N} instead of offsets, the same for the changes of a captured table up
+   * to that point of its source's binlog; the 202 then may say how far the CDC runner has published instead.
    */
   private Object searchable(Request request) {
     Fields parameters = Request.extractQueryParameters(request);
     String offsets = parameters.getValue("offsets");
-    if (offsets == null || offsets.isBlank()) {
-      throw new HttpError(400, "/searchable needs offsets=PARTITION:OFFSET,...: the last offset of your records in "
-          + "each partition (KafkaProducer's RecordMetadata)");
+    String binlog = parameters.getValue("binlog");
+    String gtid = parameters.getValue("gtid");
+    if ((offsets != null ? 1 : 0) + (binlog != null ? 1 : 0) + (gtid != null ? 1 : 0) != 1) {
+      throw new HttpError(400, "/searchable needs one of offsets=PARTITION:OFFSET,... (the last offset of your records"
+          + " in each partition, as KafkaProducer's RecordMetadata tells), binlog=FILE:POSITION (SHOW MASTER STATUS "
+          + "after your commit) or gtid=DOMAIN-SERVER-SEQUENCE (MariaDB's @@last_gtid)");
     }
+    Duration timeout = timeoutParameter(parameters.getValue("timeout_ms"));
+    SourcePosition position = null;
+    try {
+      position = binlog != null ? SourcePosition.binlog(binlog) : gtid != null ? SourcePosition.gtids(gtid) : null;
+    } catch (IllegalArgumentException e) {
+      throw new HttpError(400, e.getMessage());
+    }
+    SearchableWaits.Answer answer;
+    try {
+      answer = position != null ? searchable.await(parameters.getValue("topic"), position, timeout)
+          : searchable.await(parameters.getValue("topic"), offsets(offsets), timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw QueryException.busy("the service is stopping");
+    }
+    if (answer.searchable()) {
+      return Map.of("searchable", true, "waited_ms", answer.waitedMs());
+    }
+    if (answer.cdcBehind()) {
+      CdcPosition published = answer.cdcPublished();
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("searchable", false);
+      body.put("waited_ms", answer.waitedMs());
+      body.put("cdc_published_up_to", published == null ? null : SourcePosition.describe(published));
+      body.put("cdc_published_ms_ago", published == null ? null
+          : Math.max(0, System.currentTimeMillis() - published.getPublishedAt()));
+      return new Answered(202, body);
+    }
+    List<Map<String, Object>> behind = new ArrayList<>();
+    answer.behind().forEach(lag -> behind.add(Map.of("partition", lag.partition(), "last_offset", lag.wanted(),
+        "written_up_to", lag.next() - 1, "records_behind", lag.records())));
+    return new Answered(202, Map.of("searchable", false, "waited_ms", answer.waitedMs(), "records_behind",
+        answer.recordsBehind(), "partitions", behind));
+  }
+
+  private static Duration timeoutParameter(String text) {
+    if (text == null) {
+      return SearchableWaits.DEFAULT_TIMEOUT;
+    }
+    try {
+      return Duration.ofMillis(Long.parseLong(text));
+    } catch (NumberFormatException e) {
+      throw new HttpError(400, "timeout_ms must be an integer; got: " + abbreviate(text));
+    }
+  }
+
+  /** {@code PARTITION:OFFSET,...}, the highest offset where a partition repeats. */
+  private static Map<Integer, Long> offsets(String offsets) {
     Map<Integer, Long> last = new TreeMap<>();
     String[] pairs = offsets.split(",", SearchableWaits.MAX_PARTITIONS + 2);
     if (pairs.length > SearchableWaits.MAX_PARTITIONS) {
@@ -517,35 +573,11 @@ public final class SqlHttpServer implements AutoCloseable {
         last.merge(partition, offset, Math::max);
       } catch (NumberFormatException e) {
         throw new HttpError(400, "offsets are PARTITION:OFFSET pairs of non-negative integers, comma-separated; got '"
-            + pair + "'");
+            + abbreviate(pair) + "'");
       }
     }
-    String timeoutText = parameters.getValue("timeout_ms");
-    Duration timeout = SearchableWaits.DEFAULT_TIMEOUT;
-    if (timeoutText != null) {
-      try {
-        timeout = Duration.ofMillis(Long.parseLong(timeoutText));
-      } catch (NumberFormatException e) {
-        throw new HttpError(400, "timeout_ms must be an integer; got: " + timeoutText);
-      }
-    }
-    SearchableWaits.Answer answer;
-    try {
-      answer = searchable.await(parameters.getValue("topic"), last, timeout);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw QueryException.busy("the service is stopping");
-    }
-    if (answer.searchable()) {
-      return Map.of("searchable", true, "waited_ms", answer.waitedMs());
-    }
-    List<Map<String, Object>> behind = new ArrayList<>();
-    answer.behind().forEach(lag -> behind.add(Map.of("partition", lag.partition(), "last_offset", lag.wanted(),
-        "written_up_to", lag.next() - 1, "records_behind", lag.records())));
-    return new Answered(202, Map.of("searchable", false, "waited_ms", answer.waitedMs(), "records_behind",
-        answer.recordsBehind(), "partitions", behind));
+    return last;
   }
-
   /** An answer with a status of its own (not 200). */
   private record Answered(int status, Object body) {}
 
