@@ -390,7 +390,8 @@ class CdcRunnerIT {
         }
       });
       assertThat(latest.getLastOffsets().stream().collect(Collectors.toMap(PartitionOffset::getPartition,
-          PartitionOffset::getOffset))).as("the offsets at that position: the change topic's last").isEqualTo(lastOffsets);
+          PartitionOffset::getOffset))).as("the offsets at that position: the change topic's last")
+          .isEqualTo(lastOffsets);
       assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isGreaterThanOrEqualTo(events);
     }
   }

@@ -55,13 +55,13 @@ public final class EvenkeelPeer implements AutoCloseable {
   }
 
   /**
-   * Starts the local stack ({@code shardServers} servers, {@code shards} shards, no replicas: the peer, one
-   * OpenSearch node, has none) and waits until it is ready.
+   * Starts the local stack ({@code shardServers} servers, {@code shards} shards of {@code replicas} replicas each, as
+   * the OpenSearch peer has) and waits until it is ready.
    */
-  static EvenkeelPeer start(Path repo, Path dataDir, int shardServers, int shards)
+  static EvenkeelPeer start(Path repo, Path dataDir, int shardServers, int shards, int replicas)
       throws IOException, InterruptedException {
     return start(repo, dataDir, List.of("--shard-servers", Integer.toString(shardServers), "--shards",
-        Integer.toString(shards), "--replicas", "0"));
+        Integer.toString(shards), "--replicas", Integer.toString(replicas)));
   }
 
   /** Starts {@code bin/evenkeel local --no-replay} with {@code localArgs} and waits until it is ready. */

@@ -131,6 +131,11 @@ public final class OpenSearchCluster implements AutoCloseable {
     }
   }
 
+  /** The nodes' processes, in the order of {@link #urls()}. */
+  List<ChildProcess> nodes() {
+    return nodes;
+  }
+
   /** "OpenSearch 3.9.0 (Lucene 10.5.1) on Java 25...", as the first node reports it. */
   public String version() {
     return version;

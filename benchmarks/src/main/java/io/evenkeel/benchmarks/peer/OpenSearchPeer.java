@@ -17,14 +17,16 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A real single OpenSearch 3 node on loopback, the peer Evenkeel is measured against: built from Maven Central jars
- * ({@code benchmarks/src/peer/opensearch}, fetched on first use) and run with a JDK 21 or newer, in its own process
- * with a throw-away home. Talks to it over its REST API, as a client would.
+ * A real OpenSearch 3 node on loopback, or a cluster of several, the peer Evenkeel is measured against: built from
+ * Maven Central jars ({@code benchmarks/src/peer/opensearch}, fetched on first use) and run with a JDK 21 or newer,
+ * each node in its own process with a throw-away home. Talks to it over its REST API, as a client would: to a cluster's
+ * nodes in turn, as OpenSearch's clients spread requests over the hosts they are given.
  */
 final class OpenSearchPeer implements AutoCloseable {
   static final String INDEX = "transaction_logs";
@@ -35,15 +37,25 @@ final class OpenSearchPeer implements AutoCloseable {
   /** The table as OpenSearch maps it: exact types, keywords for exact strings, the title analyzed. */
   private static final String MAPPING = mapping(true);
 
-  private final ChildProcess process;
-  private final String url;
+  private final List<ChildProcess> processes;
+  private final List<String> urls;
   private final String version;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final AtomicInteger next = new AtomicInteger();
 
-  private OpenSearchPeer(ChildProcess process, String url, String version) {
-    this.process = process;
-    this.url = url;
+  private OpenSearchPeer(List<ChildProcess> processes, List<String> urls, String version) {
+    this.processes = processes;
+    this.urls = urls;
     this.version = version;
+  }
+
+  /** Starts {@code nodes} nodes with {@code heap} each in {@code home}: one alone, or a cluster of them. */
+  static OpenSearchPeer start(Path repo, Path home, String heap, int nodes) throws IOException, InterruptedException {
+    if (nodes == 1) {
+      return start(repo, home, heap);
+    }
+    OpenSearchCluster cluster = OpenSearchCluster.start(repo, home, nodes, heap);
+    return new OpenSearchPeer(cluster.nodes(), cluster.urls(), cluster.version());
   }
 
   /** Starts a node with {@code heap} in {@code home}, fetching its jars first if this checkout has none. */
@@ -57,7 +69,8 @@ final class OpenSearchPeer implements AutoCloseable {
     ChildProcess process = ChildProcess.start("opensearch", nodeCommand(repo, lib, jdk, home, heap, http, transport,
         List.of()), home.resolve("node.log"));
     process.awaitReady(READY_TIMEOUT, () -> readyVersion(process).isPresent());
-    return new OpenSearchPeer(process, "http://127.0.0.1:" + http, readyVersion(process).orElseThrow());
+    return new OpenSearchPeer(List.of(process), List.of("http://127.0.0.1:" + http),
+        readyVersion(process).orElseThrow());
   }
 
   /** The OpenSearch jars of this checkout, fetched once with Maven if it has none yet. */
@@ -118,11 +131,11 @@ final class OpenSearchPeer implements AutoCloseable {
     return version;
   }
 
-  /** Creates the index anew: {@code shards} primaries, no replicas, refreshed every second. */
-  void createIndex(int shards) throws IOException, InterruptedException {
+  /** Creates the index anew: {@code shards} primaries of {@code replicas} replicas each, refreshed every second. */
+  void createIndex(int shards, int replicas) throws IOException, InterruptedException {
     send("DELETE", "/" + INDEX + "?ignore_unavailable=true", null);
-    String settings = "{\"settings\": {\"number_of_shards\": " + shards + ", \"number_of_replicas\": 0,"
-        + " \"refresh_interval\": \"1s\"}, \"mappings\": " + MAPPING + "}";
+    String settings = "{\"settings\": {\"number_of_shards\": " + shards + ", \"number_of_replicas\": " + replicas
+        + ", \"refresh_interval\": \"1s\"}, \"mappings\": " + MAPPING + "}";
     send("PUT", "/" + INDEX, settings);
     send("GET", "/_cluster/health/" + INDEX + "?wait_for_status=green&timeout=60s", null);
   }
@@ -192,8 +205,9 @@ final class OpenSearchPeer implements AutoCloseable {
           "group_id": {"type": "long"}, "attributes": {"type": "keyword"}}}""";
   }
 
+  /** One REST call, to the next node in turn. */
   private String send(String method, String path, String body) throws IOException, InterruptedException {
-    return send(http, url, method, path, body);
+    return send(http, urls.get(Math.floorMod(next.getAndIncrement(), urls.size())), method, path, body);
   }
 
   /**
@@ -245,6 +259,8 @@ final class OpenSearchPeer implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    process.stop(Duration.ofSeconds(60));
+    for (ChildProcess process : processes) {
+      process.stop(Duration.ofSeconds(60));
+    }
   }
 }

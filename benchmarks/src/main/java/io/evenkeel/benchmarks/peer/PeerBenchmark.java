@@ -86,9 +86,9 @@ public final class PeerBenchmark implements Callable<Integer> {
   @Option(names = "--opensearch-heap", defaultValue = "2g", description = "(default: ${DEFAULT-VALUE})")
   String openSearchHeap;
 
-  @Option(names = "--shard-servers", defaultValue = "1",
-      description = "Evenkeel's, as bin/evenkeel local starts them (default: ${DEFAULT-VALUE}).")
-  int shardServers;
+  @Option(names = "--nodes", defaultValue = "1", description = "Nodes on each side: Evenkeel's shard servers and "
+      + "OpenSearch's nodes; beyond one, each shard has one replica on both (default: ${DEFAULT-VALUE}).")
+  int nodes;
 
   @Option(names = "--shards", defaultValue = "8", description = "Evenkeel's (default: ${DEFAULT-VALUE}).")
   int shards;
@@ -186,9 +186,9 @@ public final class PeerBenchmark implements Callable<Integer> {
       bulkRows = Math.min(bulkRows, 1_000);
       openSearchHeap = "512m";
     }
-    if (repetitions < 1 || bulkThreads < 1 || bulkRows < 1) {
+    if (repetitions < 1 || bulkThreads < 1 || bulkRows < 1 || nodes < 1) {
       throw new CommandLine.ParameterException(new CommandLine(this),
-          "--repetitions, --bulk-threads and --bulk-rows must be at least 1");
+          "--repetitions, --bulk-threads, --bulk-rows and --nodes must be at least 1");
     }
     repo = repo.toAbsolutePath().normalize();
     Path work = Files.createTempDirectory("evenkeel-peer-");
@@ -216,6 +216,8 @@ public final class PeerBenchmark implements Callable<Integer> {
     queriesByGroup.put(HOT, PeerQueries.generate(cold.rows(), groups.get(0), warmupQueries + queries, SEED));
     queriesByGroup.put(SMALL, PeerQueries.generate(cold.rows(), groups.get(1), warmupQueries + queries, SEED + 1));
     queriesByGroup.put(ANALYTICS, PeerQueries.analytics(cold.rows(), ANALYTICS_WARMUP + analyticsQueries, SEED + 2));
+    queriesByGroup.forEach((group, list) -> timedQueries.put(group,
+        list.subList(group.equals(ANALYTICS) ? ANALYTICS_WARMUP : warmupQueries, list.size())));
     // Built before any clock starts, as the loader reads its file before it sends.
     Workload workload = new Workload(cold, warm, coldFile, warmFile, cold.bulkBodies(OpenSearchPeer.INDEX, bulkRows),
         warm.bulkBodies(OpenSearchPeer.INDEX, bulkRows), queriesByGroup);
@@ -252,10 +254,10 @@ public final class PeerBenchmark implements Callable<Integer> {
   }
 
   private SystemRun runOpenSearch(Path home, int repetition, Workload workload) throws Exception {
-    OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, home, openSearchHeap));
+    OpenSearchPeer openSearch = started(OpenSearchPeer.start(repo, home, openSearchHeap, nodes));
     try {
-      System.out.println("OpenSearch node up: " + openSearch.version());
-      openSearch.createIndex(openSearchShards);
+      System.out.println("OpenSearch up, " + nodes + " node(s): " + openSearch.version());
+      openSearch.createIndex(openSearchShards, replicas());
       Load cold = bulkLoad(openSearch, workload.coldBulk(), workload.cold().rows().size(), rows);
       Load warm = bulkLoad(openSearch, workload.warmBulk(), workload.warm().rows().size(), 2L * rows);
       Queried queried = query(workload.queries(), q -> {
@@ -270,7 +272,7 @@ public final class PeerBenchmark implements Callable<Integer> {
   }
 
   private SystemRun runEvenkeel(Path home, int repetition, Workload workload) throws Exception {
-    EvenkeelPeer evenkeel = started(EvenkeelPeer.start(repo, home, shardServers, shards));
+    EvenkeelPeer evenkeel = started(EvenkeelPeer.start(repo, home, nodes, shards, replicas()));
     try {
       System.out.println("Evenkeel local stack up");
       Load cold = evenkeelLoad(evenkeel, workload.coldFile(), rows);
@@ -284,6 +286,14 @@ public final class PeerBenchmark implements Callable<Integer> {
     } finally {
       stop(evenkeel);
     }
+  }
+
+  /** Each group's timed queries (after its warm-up), in the order asked. */
+  private final Map<String, List<PeerQuery>> timedQueries = new LinkedHashMap<>();
+
+  /** Replicas of each shard on both sides: one where there is a second node to hold it. */
+  private int replicas() {
+    return nodes > 1 ? 1 : 0;
   }
 
   /** A query's rows and the server's own time for it, in ms. */
@@ -408,13 +418,15 @@ public final class PeerBenchmark implements Callable<Integer> {
     md.append(String.format(Locale.ROOT, "## Evenkeel vs OpenSearch, %s%n%n", LocalDateTime.now().withNano(0)));
     md.append(String.format(Locale.ROOT, "%,d rows per load, %d Zipf(1) tenants; each system alone on the machine, "
         + "%d repetitions alternating which goes first, every figure the median over them (smallest–largest). "
-        + "%s: %d shards, no replicas, heap %s, `_bulk` of %,d rows (%,d bytes) from %d client threads, refresh 1 s, "
-        + "translog fsynced per request. Evenkeel: `bin/evenkeel local --no-replay --shard-servers %d --shards %d "
-        + "--replicas 0`, `bin/evenkeel load FILE --wait` (its own producer threads), durability `request`. Queries: "
+        + "%s: %d node(s), %d shards of %d replicas, heap %s, `_bulk` of %,d rows (%,d bytes) from %d client threads "
+        + "(to the nodes in turn), refresh 1 s, translog fsynced per request. Evenkeel: `bin/evenkeel local "
+        + "--no-replay --shard-servers %d --shards %d --replicas %d`, `bin/evenkeel load FILE --wait` (its own "
+        + "producer threads), durability `request`. Queries: "
         + "%,d timed after %d untimed per tenant group, one client thread and one keep-alive HTTP/1.1 connection on "
         + "each side; %,d answers compared, %d row-count mismatches.%n%n", rows, tenants, repetitions,
-        result.openSearchVersion(), openSearchShards, openSearchHeap, bulkRows, result.bulkBytes(), bulkThreads,
-        shardServers, shards, queries, warmupQueries, result.queriesCompared(), result.mismatches().size()));
+        result.openSearchVersion(), nodes, openSearchShards, replicas(), openSearchHeap, bulkRows, result.bulkBytes(),
+        bulkThreads, nodes, shards, replicas(), queries, warmupQueries, result.queriesCompared(),
+        result.mismatches().size()));
     md.append("| what | Evenkeel | OpenSearch | Evenkeel's speed ratio |\n|---|---:|---:|---:|\n");
     Map<String, Double> ratios = new LinkedHashMap<>();
     for (String phase : List.of("cold", "warm")) {
@@ -464,6 +476,14 @@ public final class PeerBenchmark implements Callable<Integer> {
         }
       }
       md.append(" |\n");
+    }
+
+    md.append("\nThe tails, in the last repetition of each:\n\n");
+    SystemRun lastEvenkeel = evenkeel.get(evenkeel.size() - 1);
+    SystemRun lastOpenSearch = openSearch.get(openSearch.size() - 1);
+    for (String group : List.of(HOT, SMALL)) {
+      md.append("- ").append(QueryTail.describe(group, timedQueries.get(group), lastEvenkeel.clientMs().get(group).ms(),
+          lastEvenkeel.serverMs().get(group).ms(), lastOpenSearch.clientMs().get(group).ms())).append('\n');
     }
 
     md.append("\nCPU seconds of the whole machine during each load (2 cores × wall time available), medians: ");

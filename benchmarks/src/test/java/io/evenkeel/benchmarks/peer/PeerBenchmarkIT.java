@@ -52,7 +52,8 @@ class PeerBenchmarkIT {
       assertThat(run.firstMs().get(PeerBenchmark.ANALYTICS)).as(run.system()).isPositive();
     }
     assertThat(Files.readString(result.markdown())).contains("| load to searchable, cold, docs/s |")
-        .contains("OpenSearch server p50 / p99").contains("The first analytic query after the loads");
+        .contains("OpenSearch server p50 / p99").contains("The first analytic query after the loads")
+        .contains("The tails, in the last repetition of each").contains("Evenkeel's slowest 3 of 20 queries");
     byte[] png = Files.readAllBytes(result.png());
     assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
   }

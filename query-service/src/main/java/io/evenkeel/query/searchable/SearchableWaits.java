@@ -15,11 +15,12 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Read-your-writes for any producer: given the Kafka offsets of its last records (what {@code KafkaProducer}'s
- * {@code RecordMetadata} tells), or for a captured table the binlog position or GTID of its commit, waits until the ingest job has written every change up to them to its shard and a
- * refresh of every shard has started since, so that a query sees them; or, when the timeout passes first, says how
- * far behind the job is. A wait costs no work per row: the job's written offsets are read at most every 50 ms for all
- * waiters together and the refreshes they need are shared ({@link CoalescedRefresh}); at most {@link #MAX_WAITERS}
- * wait at once (a thread each), the next is told to come back.
+ * {@code RecordMetadata} tells), or for a captured table the binlog position or GTID of its commit, waits until the
+ * ingest job has written every change up to them to its shard and a refresh of every shard has started since, so that
+ * a query sees them; or, when the timeout passes first, says how far behind the job (or the CDC runner) is. A wait
+ * costs no work per row: the job's written offsets are read at most every 50 ms for all waiters together, as are the
+ * CDC runners' positions ({@link CdcProgress}), and the refreshes they need are shared ({@link CoalescedRefresh}); at
+ * most {@link #MAX_WAITERS} wait at once (a thread each), the next is told to come back.
  */
 public final class SearchableWaits implements AutoCloseable {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
@@ -91,8 +92,8 @@ public final class SearchableWaits implements AutoCloseable {
   /**
    * Waits until every change of the captured table up to {@code position} in its source's binlog is searchable, at
    * most {@code timeout}: until its CDC runner has published a position at or past it, then until the ingest job has
-   * written the change topic up to the offsets published with the earliest such position. {@code changeTopic} (null: the service's
-   * --cdc-topic) is the runner's topic.
+   * written the change topic up to the offsets published with the earliest such position. {@code changeTopic} (null:
+   * the service's --cdc-topic) is the runner's topic.
    */
   public Answer await(String changeTopic, SourcePosition position, Duration timeout) throws InterruptedException {
     long started = System.nanoTime();
