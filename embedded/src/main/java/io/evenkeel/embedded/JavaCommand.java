@@ -69,6 +69,16 @@ public final class JavaCommand {
     return this;
   }
 
+  /**
+   * A server's heap: {@code size} from the start and touched then, as OpenSearch's distribution starts its nodes. A
+   * heap that starts small grows by collections: under load, young collections of a 44 MB heap growing to 512 MB
+   * paused a shard server for up to 467 ms.
+   */
+  public JavaCommand serverHeap(String size) {
+    jvmOptions.addAll(List.of("-Xms" + size, "-Xmx" + size, "-XX:+AlwaysPreTouch"));
+    return this;
+  }
+
   public JavaCommand jvmOptions(List<String> options) {
     jvmOptions.addAll(options);
     return this;

@@ -229,7 +229,7 @@ final class LocalStack implements AutoCloseable {
 
   private JavaCommand ingestJobCommand(KafkaBroker kafka, PlacementSettings placement, PolicySpec policy) {
     return JavaCommand.mainClass("io.evenkeel.ingest.IngestJobMain")
-        .classpath(home.ingestJobClasspath()).heap("1g").jvmOptions(jvmFlags)
+        .classpath(home.ingestJobClasspath()).serverHeap("1g").jvmOptions(jvmFlags)
         .args("--local", "--web-ui-port", Integer.toString(options.ports().flinkUi()),
             "--bootstrap-servers", kafka.bootstrapServers(), "--topic", options.topic(),
             "--group-id", StackOptions.INGEST_GROUP, "--written-offsets-group", StackOptions.WRITTEN_OFFSETS_GROUP,
@@ -248,7 +248,7 @@ final class LocalStack implements AutoCloseable {
 
   private JavaCommand queryServiceCommand(KafkaBroker kafka, String flinkUi, PlacementSettings placement,
       PolicySpec policy) {
-    return JavaCommand.jar(home.queryServiceJar()).heap("512m").jvmOptions(jvmFlags)
+    return JavaCommand.jar(home.queryServiceJar()).serverHeap("512m").jvmOptions(jvmFlags)
         .args("--port", Integer.toString(options.ports().queryService()),
             // The console shows the job's window summaries and links to its UI.
             "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flinkUi,
@@ -295,7 +295,8 @@ final class LocalStack implements AutoCloseable {
         security == null ? List.of() : security.shardServerArgs());
     Path serverData = options.dataDir().resolve("shards").resolve("server-" + index);
     Callable<ShardServerProcess> launch = () -> ShardServerProcess.launch(name,
-        JavaCommand.jar(home.shardServerJar()).heap("512m").jvmOptions(jvmFlags), serverData, port, log(name), args);
+        JavaCommand.jar(home.shardServerJar()).serverHeap("512m").jvmOptions(jvmFlags), serverData, port, log(name),
+        args);
     shardServerLaunchers.put(name, launch);
     ShardServerProcess server = launch.call();
     supervise(server.process());
