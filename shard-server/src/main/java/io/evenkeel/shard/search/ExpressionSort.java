@@ -1,5 +1,6 @@
 package io.evenkeel.shard.search;
 
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.expr.CompiledExpression;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.SqlValues;
@@ -19,22 +20,34 @@ import org.apache.lucene.search.SortField;
  * evaluated on each matching row, read where {@link RowSource} says, with the query's time zone and text bound, and
  * compared by the order the query service merges with ({@link SqlValues#compareNullsLowest}: NULL lowest, decimals
  * by the digits they show), so the top hits of every shard merge exactly. A row's value is computed once however
- * often the queue compares it.
+ * often the queue compares it. The values the queue holds are reserved against the query's memory as the queue
+ * grows (its largest size so far: a value that leaves the queue frees room for the next), so an ORDER BY of a long
+ * text over a large LIMIT is refused before it fills the heap.
  */
 final class ExpressionSort extends FieldComparatorSource {
+  /** What a value other than text holds on the heap, about: a boxed number or a BigDecimal with its digits. */
+  private static final long VALUE_BYTES = 48;
+
   private final Expr expression;
   private final RowConditions conditions;
   private final RowSource source;
+  private final MemoryBudget.Reservation memory;
 
-  private ExpressionSort(Expr expression, RowConditions conditions) {
+  private ExpressionSort(Expr expression, RowConditions conditions, MemoryBudget.Reservation memory) {
     this.expression = expression;
     this.conditions = conditions;
     this.source = RowSource.of(List.of(expression));
+    this.memory = memory;
   }
 
   /** The sort field of {@code expression}, ascending or descending (NULLs first ascending, last descending). */
-  static SortField of(Expr expression, boolean descending, RowConditions conditions) {
-    return new SortField(expression.toString(), new ExpressionSort(expression, conditions), descending);
+  static SortField of(Expr expression, boolean descending, RowConditions conditions,
+      MemoryBudget.Reservation memory) {
+    return new SortField(expression.toString(), new ExpressionSort(expression, conditions, memory), descending);
+  }
+
+  private static long bytes(Object value) {
+    return value == null ? 0 : value instanceof String text ? 40 + 2L * text.length() : VALUE_BYTES;
   }
 
   @Override
@@ -44,6 +57,19 @@ final class ExpressionSort extends FieldComparatorSource {
       private Object top;
       /** The queue's lowest entry's value: kept here, not per segment, as Lucene sets it once for later segments. */
       private Object bottom;
+      /** The bytes of the values in the slots now, and the most they have held (what is reserved). */
+      private long held;
+      private long reserved;
+
+      private void hold(int slot, Object value) {
+        held += bytes(value) - bytes(slots[slot]);
+        slots[slot] = value;
+        if (held > reserved) {
+          memory.reserve(held - reserved, () -> String.format("the ORDER BY values of %,d top hits (%,d bytes)",
+              numHits, held));
+          reserved = held;
+        }
+      }
 
       @Override
       public int compare(int slot1, int slot2) {
@@ -99,7 +125,7 @@ final class ExpressionSort extends FieldComparatorSource {
 
           @Override
           public void copy(int slot, int doc) throws IOException {
-            slots[slot] = valueOf(doc);
+            hold(slot, valueOf(doc));
           }
 
           @Override

@@ -117,7 +117,7 @@ public final class ShardSearch {
     SearchResponse.Builder response = SearchResponse.newBuilder();
     List<SortKey> sortKeys = sortKeys(request);
     List<Column> columns = DocValuesColumns.require(request.getColumnsList());
-    Sort sort = sort(sortKeys, conditions);
+    Sort sort = sort(sortKeys, conditions, memory);
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0
         || request.getGroupByExpressionsCount() > 0) {
       response.addAllBuckets(searcher.search(query, new Aggregator(request, conditions, memory)));
@@ -204,11 +204,11 @@ public final class ShardSearch {
   }
 
   /** The requested order, then (tenant_id, row_id): a total order that every shard and the merger agree on. */
-  private static Sort sort(List<SortKey> keys, RowConditions conditions) {
+  private static Sort sort(List<SortKey> keys, RowConditions conditions, MemoryBudget.Reservation memory) {
     List<SortField> fields = new ArrayList<>();
     for (SortKey key : keys) {
       fields.add(key.column() != null ? sortField(key.column(), key.descending())
-          : ExpressionSort.of(key.expression(), key.descending(), conditions));
+          : ExpressionSort.of(key.expression(), key.descending(), conditions, memory));
     }
     fields.add(sortField(TENANT_ID, false));
     fields.add(sortField(ROW_ID, false));

@@ -1,7 +1,9 @@
 package io.evenkeel.shard.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.expr.Evaluator;
 import io.evenkeel.expr.Expr;
 import io.evenkeel.expr.ExpressionCodec;
@@ -14,6 +16,7 @@ import io.evenkeel.schemas.ShardWriteBatch;
 import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.shard.Hit;
 import io.evenkeel.schemas.shard.Query;
+import io.evenkeel.schemas.shard.SearchResponse;
 import io.evenkeel.schemas.shard.SortField;
 import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardSettings;
@@ -29,6 +32,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.apache.lucene.search.IndexSearcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,6 +75,50 @@ class ExpressionSortTest {
           "+08:00");
     } finally {
       scheduler.shutdownNow();
+    }
+  }
+
+  /**
+   * The values an expression's queue holds are reserved against the query's memory as the queue grows: an ORDER BY of
+   * a long text is refused naming them; the same query fits a budget above what the queue holds at most, less than
+   * all the values it took in and let go (about 280 of these for 100 slots over 600 rows in random order).
+   */
+  @Test
+  void theValuesTheQueueHoldsAreReservedAgainstTheQuerysMemory() throws IOException {
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    ShardSettings settings = new ShardSettings(Durability.INTERVAL, 200, 60_000, 600_000, 16, Set.of());
+    Random random = new Random(6);
+    List<TransactionLogChange> rows = new ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      rows.add(TestRows.random(random, 1, i));
+    }
+    try (Shard shard = Shard.open(0, dir, settings, scheduler)) {
+      ShardWriteBatch batch = TestRows.batch(0, 0, rows, false);
+      shard.write(batch, TestRows.BATCHES.encode(batch));
+      shard.refresh();
+      // 100 values of 20,000 characters: about 4 MB held by the queue at once.
+      Expr padded = Expr.Call.of(Op.LPAD, new Expr.Column("title"), new Expr.Literal(20_000L),
+          new Expr.Literal("x"));
+      Query query = Query.newBuilder().setLimit(100).addSort(SortField.newBuilder()
+          .setExpression(ExpressionCodec.encode(padded))).build();
+      MemoryBudget tight = new MemoryBudget(1L << 30, 1L << 20, "--read-memory", "--request-read-memory");
+      assertThatThrownBy(() -> search(shard, query, tight)).isInstanceOf(MemoryBudget.Exceeded.class)
+          .hasMessageContaining("the ORDER BY values of 100 top hits");
+      MemoryBudget roomy = new MemoryBudget(1L << 30, 6L << 20, "--read-memory", "--request-read-memory");
+      assertThat(search(shard, query, roomy).getHitsCount()).isEqualTo(100);
+      assertThat(tight.used()).isZero();
+      assertThat(roomy.used()).isZero();
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  private static SearchResponse search(Shard shard, Query query, MemoryBudget budget) throws IOException {
+    IndexSearcher searcher = shard.index().searchers().acquire();
+    try (MemoryBudget.Reservation memory = budget.open()) {
+      return ShardSearch.run(searcher, query, memory);
+    } finally {
+      shard.index().searchers().release(searcher);
     }
   }
 
