@@ -1,7 +1,6 @@
 package io.evenkeel.benchmarks.peer;
 
 import io.evenkeel.benchmarks.peer.PeerQueries.PeerQuery;
-import io.evenkeel.benchmarks.query.BenchmarkFigures;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -77,8 +76,6 @@ final class QueryTail {
   }
 
   private static double percentile(double[] values, double p) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    return BenchmarkFigures.percentile(sorted, p);
+    return new PeerBenchmark.Latencies(values).percentile(p);
   }
 }

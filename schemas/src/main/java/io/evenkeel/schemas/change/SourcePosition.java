@@ -33,12 +33,12 @@ public final class SourcePosition {
     String file = colon < 0 ? "" : text.substring(0, colon).strip();
     try {
       long position = Long.parseLong(text.substring(colon + 1).strip());
-      if (colon < 0 || position < 0) {
+      if (colon < 0 || position < 0 || file.lastIndexOf('.') <= 0) {
         throw new NumberFormatException();
       }
-      fileNumber(file);
+      BinlogVersion.of(file, position, 0); // a position the CDC path can order, as it versions changes
       return new SourcePosition(file, position, Map.of());
-    } catch (NumberFormatException e) {
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("a binlog position is FILE:POSITION as SHOW MASTER STATUS shows it, such as "
           + "binlog.000003:4217; got '" + text + "'");
     }
@@ -68,10 +68,7 @@ public final class SourcePosition {
         throw new IllegalArgumentException("the CDC runner reads binlog files named " + base(publishedFile)
             + ".NNNNNN, not " + file);
       }
-      long wantedFile = fileNumber(file);
-      long publishedNumber = fileNumber(publishedFile);
-      return publishedNumber > wantedFile
-          || publishedNumber == wantedFile && published.getBinlogPosition() >= position;
+      return BinlogVersion.of(publishedFile, published.getBinlogPosition(), 0) >= BinlogVersion.of(file, position, 0);
     }
     // No GTIDs yet: the source has committed no transaction since its binlog began.
     Map<Long, Long> publishedSequences = mariaDbGtids(published.getGtids() == null ? "" : published.getGtids());
@@ -106,15 +103,6 @@ public final class SourcePosition {
 
   private static String base(String file) {
     return file.substring(0, Math.max(file.lastIndexOf('.'), 0));
-  }
-
-  private static long fileNumber(String file) {
-    int dot = file.lastIndexOf('.');
-    long number = Long.parseLong(file.substring(dot + 1));
-    if (dot <= 0 || number < 0) {
-      throw new NumberFormatException(file);
-    }
-    return number;
   }
 
   /** Sequence by domain (the highest where a domain repeats), or null when the text is not MariaDB GTIDs. */

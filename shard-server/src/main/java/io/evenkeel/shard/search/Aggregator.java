@@ -151,10 +151,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
    * once in the answer.
    */
   private static long bytes(Object value) {
-    if (value instanceof String text) {
-      return 2 * (48 + 2L * text.length());
-    }
-    return value == null ? 0 : value instanceof Long || value instanceof Boolean ? 2 * 24 : 2 * 96;
+    return 2 * ValueBytes.of(value);
   }
 
   /** The heap one group takes besides its key's values: its map entry, accumulators and bucket. */

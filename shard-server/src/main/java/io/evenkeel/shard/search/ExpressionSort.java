@@ -25,9 +25,6 @@ import org.apache.lucene.search.SortField;
  * text over a large LIMIT is refused before it fills the heap.
  */
 final class ExpressionSort extends FieldComparatorSource {
-  /** What a value other than text holds on the heap, about: a boxed number or a BigDecimal with its digits. */
-  private static final long VALUE_BYTES = 48;
-
   private final Expr expression;
   private final RowConditions conditions;
   private final RowSource source;
@@ -46,10 +43,6 @@ final class ExpressionSort extends FieldComparatorSource {
     return new SortField(expression.toString(), new ExpressionSort(expression, conditions, memory), descending);
   }
 
-  private static long bytes(Object value) {
-    return value == null ? 0 : value instanceof String text ? 40 + 2L * text.length() : VALUE_BYTES;
-  }
-
   @Override
   public FieldComparator<Object> newComparator(String field, int numHits, Pruning pruning, boolean reversed) {
     Object[] slots = new Object[numHits];
@@ -62,7 +55,7 @@ final class ExpressionSort extends FieldComparatorSource {
       private long reserved;
 
       private void hold(int slot, Object value) {
-        held += bytes(value) - bytes(slots[slot]);
+        held += ValueBytes.of(value) - ValueBytes.of(slots[slot]);
         slots[slot] = value;
         if (held > reserved) {
           memory.reserve(held - reserved, () -> String.format("the ORDER BY values of %,d top hits (%,d bytes)",
