@@ -54,7 +54,8 @@ public final class KafkaBroker implements AutoCloseable {
     private int controllerPort = -1;
     private Path log;
     private String heap = "512m";
-    private Duration readyTimeout = Duration.ofSeconds(60);
+    // Generous: on two cores shared with a test suite's other servers, a broker has been seen to need over a minute.
+    private Duration readyTimeout = Duration.ofSeconds(120);
     private int saslPort = -1;
     private String saslUser;
     private String saslPassword;
@@ -181,12 +182,14 @@ public final class KafkaBroker implements AutoCloseable {
       ChildProcess broker = JavaCommand.mainClass("kafka.Kafka").jarsOnly().heap(heap)
           .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args(config.toString()).start("kafka", log);
       KafkaBroker started = new KafkaBroker(broker, port, clientProperties);
-      broker.awaitReady(readyTimeout, () -> {
-        try (Admin admin = started.admin()) {
-          admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
+      // One client for the whole wait, each probe given 10 s: a new client per probe spends its first seconds on
+      // bootstrap, and on a busy machine a probe cut short at 2 s never saw a broker that had long been serving.
+      try (Admin probe = started.admin()) {
+        broker.awaitReady(readyTimeout, () -> {
+          probe.describeCluster().nodes().get(10, TimeUnit.SECONDS);
           return true;
-        }
-      });
+        });
+      }
       return started;
     }
 
