@@ -43,7 +43,9 @@ public final class SinkOptions {
   @Option(names = "--sink-lane-buffer",
       description = "How many changes one shard's normal lane may buffer in memory while its shard is slow or"
           + " away, before the sink backpressures or spills. (default: ${DEFAULT-VALUE})")
-  private int sinkLaneBuffer = 50_000;
+  // Five batches: the next ones ready while a request is in flight. Deeper buys a busy shard nothing (Kafka holds the
+  // backlog) and costs at every checkpoint, which copies every unacknowledged change of the lanes.
+  private int sinkLaneBuffer = 5_000;
 
   @Option(names = "--sink-lane-buffer-bytes",
       description = "How many bytes of changes one shard's lane (normal or hot) may buffer in memory before the"

@@ -2,12 +2,13 @@ package io.evenkeel.ingest.sink;
 
 import io.evenkeel.ingest.route.RoutedChange;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
@@ -28,22 +29,37 @@ record PendingChanges(List<RoutedChange> changes, List<LaneSpill.Range> spilled)
       return 3;
     }
 
+    /**
+     * Sized first and written into one array: a checkpoint taken during a load can hold tens of megabytes of
+     * changes, and a growing stream written field by field copied them several times over on the task thread.
+     */
     @Override
     public byte[] serialize(PendingChanges pending) throws IOException {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      try (DataOutputStream out = new DataOutputStream(bytes)) {
-        out.writeInt(pending.changes().size());
-        for (RoutedChange routed : pending.changes()) {
-          RoutedChangeRecords.write(out, routed);
-        }
-        out.writeInt(pending.spilled().size());
-        for (LaneSpill.Range range : pending.spilled()) {
-          out.writeUTF(range.file());
-          out.writeLong(range.position());
-          out.writeLong(range.count());
-        }
+      Map<String, byte[]> topics = new HashMap<>();
+      long size = 4 + 4;
+      for (RoutedChange routed : pending.changes()) {
+        size += RoutedChangeRecords.size(routed, topics.computeIfAbsent(routed.topic, RoutedChangeRecords::utf));
       }
-      return bytes.toByteArray();
+      List<byte[]> files = new ArrayList<>(pending.spilled().size());
+      for (LaneSpill.Range range : pending.spilled()) {
+        files.add(RoutedChangeRecords.utf(range.file()));
+        size += files.get(files.size() - 1).length + 8 + 8;
+      }
+      if (size > Integer.MAX_VALUE - 64) {
+        throw new IOException("the shard sink's unacknowledged changes take " + size + " bytes, more than one"
+            + " checkpoint state can hold; lower --sink-lane-buffer-bytes");
+      }
+      ByteBuffer out = ByteBuffer.allocate((int) size);
+      out.putInt(pending.changes().size());
+      for (RoutedChange routed : pending.changes()) {
+        RoutedChangeRecords.write(out, routed, topics.get(routed.topic));
+      }
+      out.putInt(pending.spilled().size());
+      for (int i = 0; i < files.size(); i++) {
+        LaneSpill.Range range = pending.spilled().get(i);
+        out.put(files.get(i)).putLong(range.position()).putLong(range.count());
+      }
+      return out.array();
     }
 
     @Override
