@@ -198,8 +198,12 @@ public final class CdcRunner implements AutoCloseable {
   private void publish(List<ChangeEvent<String, String>> events,
       DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
     List<Future<RecordMetadata>> sent = new ArrayList<>(events.size());
-    // Where Debezium would resume after this batch: every change before it is in the batch or published before.
-    Map<String, ?> reached = null;
+    // Where Debezium would resume, at each event that starts a transaction (or a heartbeat, which carries the end of
+    // the last one), and how many records were sent before it: every change before that position is among them or
+    // published before this batch. Published per transaction, so that a writer who waits for its commit does not
+    // wait for the records of a later transaction in the same batch (a dead letter among them would never count as
+    // written until more arrives in its partition).
+    List<Map.Entry<Integer, Map<String, ?>>> reachedAfter = new ArrayList<>();
     for (ChangeEvent<String, String> event : events) {
       String value = event.value();
       if (value == null) {
@@ -223,28 +227,36 @@ public final class CdcRunner implements AutoCloseable {
         sent.add(size > maxEventBytes ? producer.send(deadLetter(event.destination(), key, value, size))
             : producer.send(new ProducerRecord<>(event.destination(), key, bytes)));
       }
-      if ((!snapshotRecord || snapshotMark.equals("last"))
-          && event instanceof EmbeddedEngineChangeEvent<?, ?, ?> embedded) {
-        reached = embedded.sourceRecord().sourceOffset();
-      }
+      // A data event's offset is where its transaction starts: every change before it was sent before its record.
+      int sentBefore = heartbeat ? sent.size() : sent.size() - 1;
       if (reconciler != null) {
         reconciler.seen(event.key());
         if (snapshotMark.equals("last")) {
           sendDeletes(sent); // with the last record's batch: its offset says the snapshot is done
+          sentBefore = sent.size(); // and holds every snapshot record and those deletes
         }
       }
+      if ((!snapshotRecord || snapshotMark.equals("last"))
+          && event instanceof EmbeddedEngineChangeEvent<?, ?, ?> embedded) {
+        reachedAfter.add(Map.entry(sentBefore, embedded.sourceRecord().sourceOffset()));
+      }
     }
-    for (Future<RecordMetadata> one : sent) {
+    int next = 0;
+    for (int i = 0; i <= sent.size(); i++) {
+      // Positions whose records before them are all acknowledged (an unchanged position is not published again).
+      while (next < reachedAfter.size() && reachedAfter.get(next).getKey() <= i) {
+        positions.reached(reachedAfter.get(next++).getValue());
+      }
+      if (i == sent.size()) {
+        break;
+      }
       try {
-        positions.published(one.get());
+        positions.published(sent.get(i).get());
       } catch (ExecutionException e) {
         // Only a failure the producer will not retry (an authorization error, a record too large): stop here, so
         // that no offset moves past an event Kafka does not have.
         throw new IllegalStateException("publishing a change event failed: " + e.getCause(), e.getCause());
       }
-    }
-    if (reached != null) {
-      positions.reached(reached);
     }
     for (ChangeEvent<String, String> event : events) {
       committer.markProcessed(event);

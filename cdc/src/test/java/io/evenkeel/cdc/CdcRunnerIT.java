@@ -342,6 +342,54 @@ class CdcRunnerIT {
     }
   }
 
+  /**
+   * Two transactions committed while the runner was stopped, read back in one batch: the first position that reaches
+   * the first commit names the offsets up to its change, not the second's. (Per batch, a writer waiting for the first
+   * commit waited for the second's record too, and forever when that record was a dead letter at a partition's
+   * end.)
+   */
+  @Test
+  void aPositionNamesTheOffsetsOfItsTransactionsNotOfTheRestOfTheBatch() throws Exception {
+    sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (1, 10, '2026-11-01 10:00:00')");
+    try (KafkaConsumer<byte[], byte[]> consumer = events("per-transaction-it")) {
+      try (CdcRunner runner = CdcRunner.start(settings())) {
+        assertThat(read(consumer, 1)).hasSize(1);
+      }
+    }
+    sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (2, 20, '2026-11-02 10:00:00')");
+    List<SourcePosition> first = committedPosition();
+    sql("INSERT INTO shop.orders (seller_id, order_id, created_at) VALUES (3, 30, '2026-11-02 11:00:00')");
+    List<SourcePosition> second = committedPosition();
+    try (CdcRunner runner = CdcRunner.start(settings())) {
+      awaitPublishedThrough(second, 3);
+    }
+    CdcPosition firstReaching = publishedPositions().stream().filter(position -> reachesAll(position, first))
+        .findFirst().orElseThrow();
+    assertThat(reachesAll(firstReaching, second)).as("%s reaches the second commit", firstReaching).isFalse();
+    assertThat(firstReaching.getLastOffsets().stream().mapToLong(offset -> offset.getOffset() + 1).sum())
+        .as("change events named by the first position that reaches the first commit: the snapshot's and its own")
+        .isEqualTo(2);
+  }
+
+  /** Every position published so far, oldest first. */
+  private List<CdcPosition> publishedPositions() throws Exception {
+    List<CdcPosition> all = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> positions = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      TopicPartition partition = new TopicPartition(SourcePosition.topicOf("cdc.shop.orders"), 0);
+      positions.assign(List.of(partition));
+      positions.seekToBeginning(List.of(partition));
+      long end = positions.endOffsets(List.of(partition)).get(partition);
+      while (positions.position(partition) < end) {
+        for (ConsumerRecord<byte[], byte[]> record : positions.poll(Duration.ofMillis(200))) {
+          all.add(POSITIONS.decode(record.value()));
+        }
+      }
+    }
+    return all;
+  }
+
   private static boolean reachesAll(CdcPosition published, List<SourcePosition> wanted) {
     return published != null && wanted.stream().allMatch(position -> position.reachedBy(published));
   }
