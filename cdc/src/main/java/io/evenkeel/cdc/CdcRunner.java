@@ -194,6 +194,18 @@ public final class CdcRunner implements AutoCloseable {
         .collect(Collectors.joining(","));
   }
 
+  /**
+   * Publishes the positions of {@code reachedAfter} from {@code from} on whose records before them are the first
+   * {@code acknowledged} (an unchanged position is not published again); returns the index of the first left.
+   */
+  private int reachPositions(List<Map.Entry<Integer, Map<String, ?>>> reachedAfter, int from, int acknowledged) {
+    int next = from;
+    while (next < reachedAfter.size() && reachedAfter.get(next).getKey() <= acknowledged) {
+      positions.reached(reachedAfter.get(next++).getValue());
+    }
+    return next;
+  }
+
   /** Publishes a batch of change events, then marks them processed: their offsets may be stored once Kafka has them. */
   private void publish(List<ChangeEvent<String, String>> events,
       DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer) throws InterruptedException {
@@ -242,14 +254,8 @@ public final class CdcRunner implements AutoCloseable {
       }
     }
     int next = 0;
-    for (int i = 0; i <= sent.size(); i++) {
-      // Positions whose records before them are all acknowledged (an unchanged position is not published again).
-      while (next < reachedAfter.size() && reachedAfter.get(next).getKey() <= i) {
-        positions.reached(reachedAfter.get(next++).getValue());
-      }
-      if (i == sent.size()) {
-        break;
-      }
+    for (int i = 0; i < sent.size(); i++) {
+      next = reachPositions(reachedAfter, next, i);
       try {
         positions.published(sent.get(i).get());
       } catch (ExecutionException e) {
@@ -258,6 +264,7 @@ public final class CdcRunner implements AutoCloseable {
         throw new IllegalStateException("publishing a change event failed: " + e.getCause(), e.getCause());
       }
     }
+    reachPositions(reachedAfter, next, sent.size());
     for (ChangeEvent<String, String> event : events) {
       committer.markProcessed(event);
     }

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * Publishes how far the runner has published the binlog, so that a writer that names a binlog position or GTID can
  * learn when its changes are searchable ({@code GET /searchable?binlog=} on the query service): at each transaction
  * whose change events Kafka has acknowledged, the position Debezium would resume from (every change before it is
- * published) and the last offset of the change topic in each partition up to it, as a {@link CdcPosition} on {@link SourcePosition#topicOf} (one
- * partition, compacted under one key: the latest record is the position).
+ * published) and the last offset of the change topic in each partition up to it, as a {@link CdcPosition} on
+ * {@link SourcePosition#topicOf} (one partition, compacted under one key: the latest record is the position).
  *
  * <p>The offsets are those of this runner's records, and for partitions it has not written since it started, the
  * topic's end at its start: everything before that was published by an earlier run.
