@@ -12,6 +12,7 @@ import io.evenkeel.schemas.shard.ShardServiceGrpc;
 import io.evenkeel.schemas.shard.WriteRequest;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.ShardIndex;
+import io.evenkeel.shard.search.SegmentAggregates;
 import io.evenkeel.shard.server.ShardServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -34,10 +35,17 @@ final class LocalShards implements AutoCloseable {
   private final int numShards;
   private final int port;
 
+  /** Aggregations read every segment each time: what a benchmark of the query paths measures. */
   LocalShards(Path dir, int numShards, ShardSettings settings) throws IOException {
+    this(dir, numShards, settings, SegmentAggregates.NONE);
+  }
+
+  /** With the segments' groups of aggregations kept in {@code kept} ({@link SegmentAggregates#NONE}: none). */
+  LocalShards(Path dir, int numShards, ShardSettings settings, SegmentAggregates kept) throws IOException {
     Set<Integer> ids = new TreeSet<>();
     IntStream.range(0, numShards).forEach(ids::add);
     this.server = new ShardServer(dir, ids, settings, new InetSocketAddress("127.0.0.1", 0));
+    server.keptAggregations(kept);
     this.numShards = numShards;
     this.port = server.start();
   }

@@ -29,6 +29,7 @@ import io.evenkeel.shard.engine.Shard;
 import io.evenkeel.shard.engine.ShardCopy;
 import io.evenkeel.shard.index.RowKey;
 import io.evenkeel.shard.index.ShardSearcher;
+import io.evenkeel.shard.search.SegmentAggregates;
 import io.evenkeel.shard.search.ShardSearch;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -92,21 +93,25 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   private final IntFunction<ShardCopy> shards;
   private final MemoryBudget memory;
   private final FairReads reads;
+  private final SegmentAggregates aggregates;
 
   /** {@code shards} returns the hosted copy of a shard or throws {@link UnknownShardException}. */
   public ShardGrpcService(IntFunction<ShardCopy> shards) {
-    this(shards, MemoryBudget.unlimited(), FairReads.forThisMachine());
+    this(shards, MemoryBudget.unlimited(), FairReads.forThisMachine(), SegmentAggregates.NONE);
   }
 
   /**
    * With reads bounded by {@code memory} (each search or fetch call, all its shards together, reserves what it builds
    * and answers, and is refused once over the request's or the server's limit) and run in fair turns by {@code
-   * reads} between the parties that asked ({@link ReadPartyInterceptor}).
+   * reads} between the parties that asked ({@link ReadPartyInterceptor}); aggregations keep and reuse each segment's
+   * groups in {@code aggregates}.
    */
-  public ShardGrpcService(IntFunction<ShardCopy> shards, MemoryBudget memory, FairReads reads) {
+  public ShardGrpcService(IntFunction<ShardCopy> shards, MemoryBudget memory, FairReads reads,
+      SegmentAggregates aggregates) {
     this.shards = shards;
     this.memory = memory;
     this.reads = reads;
+    this.aggregates = aggregates;
   }
 
   private Shard primary(int shard) {
@@ -270,13 +275,13 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
 
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
       MemoryBudget.Reservation reserved) throws IOException {
-    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved));
+    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved, aggregates));
   }
 
   /** A search whose rows' {@code estimate} (null: none was made) is reserved already. */
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
       MemoryBudget.Reservation reserved, ShardSearch.RowEstimate estimate) throws IOException {
-    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved, estimate));
+    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved, estimate, aggregates));
   }
 
   private interface SearcherCall<T> {

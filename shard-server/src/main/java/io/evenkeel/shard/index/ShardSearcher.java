@@ -93,8 +93,17 @@ public final class ShardSearcher extends IndexSearcher {
     }
   }
 
+  /** A collector that can take a segment's results from where it kept them, without searching the segment. */
+  public interface KeptSegments {
+    /** Whether the collector took {@code context}'s results from what it kept: then the segment is not searched. */
+    boolean collectedFromCache(LeafReaderContext context) throws IOException;
+  }
+
   @Override
   protected void searchLeaf(LeafReaderContext context, Weight weight, Collector collector) throws IOException {
+    if (collector instanceof KeptSegments kept && kept.collectedFromCache(context)) {
+      return;
+    }
     BulkScorer scorer = weight.bulkScorer(context);
     if (scorer == null) {
       return; // no match in this segment: its collector is never needed

@@ -1,5 +1,6 @@
 package io.evenkeel.shard.search;
 
+import com.google.protobuf.ByteString;
 import io.evenkeel.cluster.memory.MemoryBudget;
 import io.evenkeel.expr.AggregateAccumulator;
 import io.evenkeel.expr.AggregateFunction;
@@ -17,12 +18,12 @@ import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.KeywordOrder;
 import io.evenkeel.schemas.table.TransactionLogsTable;
+import io.evenkeel.shard.index.ShardSearcher;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,8 +65,20 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   private final int maxGroups;
   private final int maxDistinctValues;
   private final MemoryBudget.Reservation memory;
+  /** Each aggregation's function. */
+  private final Aggregation.Function[] functions;
+  /** Where segments' groups are kept; {@link SegmentAggregates#NONE} when nothing is. */
+  private final SegmentAggregates cache;
+  /** What this request's groups of a segment are kept under; null when they are not kept. */
+  private final ByteString requestKey;
 
   Aggregator(io.evenkeel.schemas.shard.Query query, RowConditions conditions, MemoryBudget.Reservation memory) {
+    this(query, conditions, memory, SegmentAggregates.NONE);
+  }
+
+  /** An aggregation that keeps its segments' groups in {@code cache} and reuses those kept. */
+  Aggregator(io.evenkeel.schemas.shard.Query query, RowConditions conditions, MemoryBudget.Reservation memory,
+      SegmentAggregates cache) {
     this.maxGroups = query.getMaxGroups() <= 0 ? Integer.MAX_VALUE : query.getMaxGroups();
     this.maxDistinctValues = query.getMaxDistinctValues() <= 0 ? Integer.MAX_VALUE : query.getMaxDistinctValues();
     this.memory = memory;
@@ -99,6 +112,9 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
     }
     this.rowSource = expressions.isEmpty() ? null : RowSource.of(expressions);
+    this.functions = aggregations.stream().map(Aggregation::getFunction).toArray(Aggregation.Function[]::new);
+    this.cache = cache;
+    this.requestKey = cache.requestKey(query);
   }
 
   /** Whether the query groups by exactly one integer column read from doc values. */
@@ -159,38 +175,46 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     return 2 * (160 + 64L * aggregations.size());
   }
 
-  /** Per-group running values. */
-  private final class Accumulator {
-    private final Collector collector;
+  /**
+   * Per-group running values. It holds nothing of the request but the functions it runs, so a segment's groups can be
+   * kept in {@link SegmentAggregates} after the request ends; the distinct values it adds are counted by the caller.
+   */
+  static final class Accumulator {
+    private final Aggregation.Function[] functions;
     long docCount;
-    final long[] counts = new long[aggregations.size()];
-    final long[] sums = new long[aggregations.size()];
-    final BigInteger[] bigSums = new BigInteger[aggregations.size()];
-    final Object[] mins = new Object[aggregations.size()];
-    final Object[] maxes = new Object[aggregations.size()];
+    final long[] counts;
+    final long[] sums;
+    final BigInteger[] bigSums;
+    final Object[] mins;
+    final Object[] maxes;
     final List<Set<Object>> distinct = new ArrayList<>();
     /** The state of each aggregation of an expression; null for the others. */
-    final AggregateAccumulator[] expressions = new AggregateAccumulator[aggregations.size()];
+    final AggregateAccumulator[] expressions;
 
-    Accumulator(Collector collector) {
-      this.collector = collector;
-      for (int i = 0; i < aggregations.size(); i++) {
+    Accumulator(Aggregation.Function[] functions, List<Expr.Aggregate> expressionAggregates, int maxDistinctValues) {
+      this.functions = functions;
+      int n = functions.length;
+      counts = new long[n];
+      sums = new long[n];
+      bigSums = new BigInteger[n];
+      mins = new Object[n];
+      maxes = new Object[n];
+      expressions = new AggregateAccumulator[n];
+      for (int i = 0; i < n; i++) {
         Expr.Aggregate aggregate = expressionAggregates.get(i);
-        boolean distinctValues = aggregations.get(i).getFunction() == Aggregation.Function.DISTINCT_VALUES;
+        boolean distinctValues = functions[i] == Aggregation.Function.DISTINCT_VALUES;
         distinct.add(distinctValues && aggregate == null ? new HashSet<>() : null);
         expressions[i] = aggregate == null ? null : new AggregateAccumulator(aggregate, maxDistinctValues);
       }
     }
 
-    /** One row's value of aggregation {@code i}'s expression. */
-    void addEvaluated(int i, Object value) {
-      if (expressions[i].add(value)) {
-        collector.distinctValues++;
-        collector.account(DISTINCT_VALUE_BYTES + bytes(value));
-      }
+    /** One row's value of aggregation {@code i}'s expression; whether it is a new distinct value. */
+    boolean addEvaluated(int i, Object value) {
+      return expressions[i].add(value);
     }
 
-    void add(int i, Object value) {
+    /** One row's value of aggregation {@code i}'s column; whether it is a new distinct value. */
+    boolean add(int i, Object value) {
       counts[i]++;
       if (value instanceof Long number && bigSums[i] == null) {
         try {
@@ -201,33 +225,51 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       } else if (value instanceof Long number) {
         bigSums[i] = bigSums[i].add(BigInteger.valueOf(number));
       }
-      Aggregation.Function function = aggregations.get(i).getFunction();
-      if (function == Aggregation.Function.MIN && (mins[i] == null || compare(value, mins[i]) < 0)) {
+      if (functions[i] == Aggregation.Function.MIN && (mins[i] == null || compare(value, mins[i]) < 0)) {
         mins[i] = value;
       }
-      if (function == Aggregation.Function.MAX && (maxes[i] == null || compare(value, maxes[i]) > 0)) {
+      if (functions[i] == Aggregation.Function.MAX && (maxes[i] == null || compare(value, maxes[i]) > 0)) {
         maxes[i] = value;
       }
-      if (distinct.get(i) != null && distinct.get(i).add(value)) {
-        if (distinct.get(i).size() > maxDistinctValues) {
-          throw new IllegalArgumentException(aggregations.get(i).getFunction() + "(" + aggregations.get(i).getField()
-              + ") collects more than " + maxDistinctValues + " distinct values in one group on this shard alone;"
-              + " at most " + maxDistinctValues + " per aggregate");
+      return distinct.get(i) != null && distinct.get(i).add(value);
+    }
+
+    /** Adds {@code other}'s rows; {@code other} is only read. */
+    void merge(Accumulator other) {
+      docCount += other.docCount;
+      for (int i = 0; i < functions.length; i++) {
+        if (expressions[i] != null) {
+          expressions[i].merge(other.expressions[i].partial());
+          continue;
         }
-        collector.distinctValues++;
-        collector.account(DISTINCT_VALUE_BYTES + bytes(value));
+        BigInteger sum = total(i).add(other.total(i));
+        counts[i] += other.counts[i];
+        bigSums[i] = sum.bitLength() < 64 ? null : sum;
+        sums[i] = sum.bitLength() < 64 ? sum.longValue() : 0;
+        if (other.mins[i] != null && (mins[i] == null || compare(other.mins[i], mins[i]) < 0)) {
+          mins[i] = other.mins[i];
+        }
+        if (other.maxes[i] != null && (maxes[i] == null || compare(other.maxes[i], maxes[i]) > 0)) {
+          maxes[i] = other.maxes[i];
+        }
+        if (distinct.get(i) != null) {
+          distinct.get(i).addAll(other.distinct.get(i));
+        }
       }
     }
 
+    private BigInteger total(int i) {
+      return bigSums[i] != null ? bigSums[i] : BigInteger.valueOf(sums[i]);
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private int compare(Object a, Object b) {
+    private static int compare(Object a, Object b) {
       if (a instanceof String x && b instanceof String y) {
         return KeywordOrder.compare(x, y);
       }
       return ((Comparable) a).compareTo(b);
     }
   }
-
 
   /**
    * Several GROUP BY values as one map key, looked up once per row: hashed once, and compared without the iterators
@@ -253,15 +295,44 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     }
   }
 
-  final class Collector extends SimpleCollector {
+  /**
+   * Groups by key: with one GROUP BY key, by its value itself (nothing to make and hash per row); with several or
+   * none, by a {@link GroupKey} of their values. With one integer key read from doc values, indexed by its value as
+   * well, found without boxing it.
+   */
+  private final class Groups {
+    final Map<Object, Accumulator> byKey = new LinkedHashMap<>();
+    final LongKeyedMap<Accumulator> byInteger = singleIntegerKey() ? new LongKeyedMap<>() : null;
+
+    void put(Object groupKey, Accumulator accumulator) {
+      byKey.put(groupKey, accumulator);
+      if (byInteger != null && groupKey instanceof Long value) {
+        byInteger.put(value, accumulator);
+      }
+    }
+  }
+
+  /** The map key of a group with these GROUP BY values. */
+  private static Object groupKey(Object[] values) {
+    return values.length == 1 ? values[0] : new GroupKey(values);
+  }
+
+  /** The GROUP BY values of a group's map key. */
+  private Object[] values(Object groupKey) {
+    return keys.size() == 1 ? new Object[] {groupKey} : ((GroupKey) groupKey).values;
+  }
+
+  final class Collector extends SimpleCollector implements ShardSearcher.KeptSegments {
+    /** Every group of the segments collected so far. */
+    private final Groups groups = new Groups();
     /**
-     * The groups by key: with one GROUP BY key, by its value itself (nothing to make and hash per row); with several,
-     * by a {@link GroupKey} of their values.
+     * The groups the current segment adds to: {@link #groups}, or the segment's own while it is collected to be kept in
+     * the cache, added to {@link #groups} when it ends.
      */
-    private final Map<Object, Accumulator> groups = new LinkedHashMap<>();
-    /** With one integer key read from doc values: the same groups by its value, found without boxing it. */
-    private final LongKeyedMap<Accumulator> integerGroups = singleIntegerKey() ? new LongKeyedMap<>() : null;
-    /** That key's doc values in the current segment. */
+    private Groups current = groups;
+    /** The current segment's cache key, while it is collected to be kept. */
+    private Object segment;
+    /** The one integer key's doc values in the current segment. */
     private NumericDocValues integerKey;
     private ColumnReader[] keyReaders;
     private ColumnReader[] inputReaders;
@@ -270,7 +341,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private CompiledExpression[] keyExpressions;
     /** Each aggregation's expression, prepared for this segment; null for one that reads a column. */
     private CompiledExpression[] argExpressions;
-    /** Without GROUP BY: the one group, once made. */
+    /** Without GROUP BY: the current segment's one group, once made. */
     private Accumulator only;
     private long distinctValues;
     /** Accounted, not yet reserved. */
@@ -286,17 +357,35 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     void reservePending() {
       long bytes = pending;
       pending = 0;
-      memory.reserve(bytes, () -> String.format("%,d groups and %,d distinct values", groups.size(), distinctValues));
+      memory.reserve(bytes, () -> String.format("%,d groups and %,d distinct values", groups.byKey.size(),
+          distinctValues));
+    }
+
+    @Override
+    public boolean collectedFromCache(LeafReaderContext context) {
+      if (requestKey == null) {
+        return false;
+      }
+      Object key = SegmentAggregates.segmentKey(context);
+      Map<Object, Accumulator> kept = key == null ? null : cache.get(key, requestKey);
+      if (kept == null) {
+        return false;
+      }
+      add(kept);
+      return true;
     }
 
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
+      only = null;
+      segment = requestKey == null ? null : SegmentAggregates.segmentKey(context);
+      current = segment == null ? groups : new Groups();
       keyReaders = new ColumnReader[keys.size()];
       for (int i = 0; i < keyReaders.length; i++) {
         Column column = keys.get(i).column();
         keyReaders[i] = column == null ? null : ColumnReader.of(context.reader(), column);
       }
-      if (integerGroups != null) {
+      if (singleIntegerKey()) {
         integerKey = DocValues.getNumeric(context.reader(), keys.get(0).column().name());
       }
       inputReaders = new ColumnReader[inputs.size()];
@@ -328,14 +417,14 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
           return; // a tombstone: the live-rows filter keeps them out; no row to aggregate either way
         }
       }
-      Accumulator accumulator = keyReaders.length == 0 ? only : null;
-      if (accumulator == null) {
-        accumulator = group(doc, row);
-      }
+      Accumulator accumulator = only != null ? only : group(doc, row);
       accumulator.docCount++;
       for (int i = 0; i < inputReaders.length; i++) {
         if (argExpressions != null && argExpressions[i] != null) {
-          accumulator.addEvaluated(i, argExpressions[i].eval(row));
+          Object value = argExpressions[i].eval(row);
+          if (accumulator.addEvaluated(i, value)) {
+            addedDistinct(value);
+          }
           continue;
         }
         if (inputReaders[i] == null) {
@@ -343,58 +432,106 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
           continue;
         }
         Object value = inputReaders[i].read(doc);
-        if (value != null) {
-          accumulator.add(i, value);
+        if (value != null && accumulator.add(i, value)) {
+          if (accumulator.distinct.get(i).size() > maxDistinctValues) {
+            throw new IllegalArgumentException(aggregations.get(i).getFunction() + "(" + aggregations.get(i).getField()
+                + ") collects more than " + maxDistinctValues + " distinct values in one group on this shard alone;"
+                + " at most " + maxDistinctValues + " per aggregate");
+          }
+          addedDistinct(value);
         }
       }
     }
 
-    /** The group of this row, made (and reserved for) when new; the one group when there are no keys. */
+    private void addedDistinct(Object value) {
+      distinctValues++;
+      account(DISTINCT_VALUE_BYTES + bytes(value));
+    }
+
+    /** The group of this row, made (and reserved for) when new. */
     private Accumulator group(int doc, TableRow row) throws IOException {
       if (integerKey != null && integerKey.advanceExact(doc)) {
         long value = integerKey.longValue();
-        Accumulator accumulator = integerGroups.get(value);
-        if (accumulator == null) {
-          accumulator = newGroup(value, new Object[] {value});
-          integerGroups.put(value, accumulator);
-        }
-        return accumulator;
+        Accumulator accumulator = current.byInteger.get(value);
+        return accumulator != null ? accumulator : newGroup(current, value);
       }
-      Object[] key = new Object[keyReaders.length];
-      for (int i = 0; i < key.length; i++) {
-        key[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
+      Object[] values = new Object[keyReaders.length];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
       }
-      Object groupKey = key.length == 1 ? key[0] : new GroupKey(key);
-      Accumulator accumulator = groups.get(groupKey);
+      Object groupKey = groupKey(values);
+      Accumulator accumulator = current.byKey.get(groupKey);
       if (accumulator == null) {
-        accumulator = newGroup(groupKey, key);
+        accumulator = newGroup(current, groupKey);
       }
-      if (key.length == 0) {
+      if (values.length == 0) {
         only = accumulator; // without GROUP BY every row is in it: no lookup per row
       }
       return accumulator;
     }
 
-    /** A new group of {@code groupKey} (its values {@code key}), checked against the cap and reserved. */
-    private Accumulator newGroup(Object groupKey, Object[] key) {
-      if (groups.size() >= maxGroups) {
+    /**
+     * A new group of {@code groupKey} in {@code into}, checked against the cap and reserved. A segment that makes more
+     * groups than are kept stops being collected apart: its groups so far join every segment's, and the rest of it is
+     * read into those.
+     */
+    private Accumulator newGroup(Groups into, Object groupKey) {
+      if (into != groups && into.byKey.size() >= SegmentAggregates.MAX_GROUPS) {
+        add(into.byKey);
+        current = groups;
+        Accumulator accumulator = groups.byKey.get(groupKey);
+        return accumulator != null ? accumulator : newGroup(groups, groupKey);
+      }
+      if (into.byKey.size() >= maxGroups) {
         throw new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
             + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
       }
-      Accumulator accumulator = new Accumulator(this);
-      groups.put(groupKey, accumulator);
+      Accumulator accumulator = newAccumulator();
+      into.put(groupKey, accumulator);
       long bytes = groupBytes();
-      for (Object value : key) {
+      for (Object value : values(groupKey)) {
         bytes += bytes(value);
       }
       account(bytes);
       return accumulator;
     }
 
+    /** Adds a segment's groups to every segment's; they are only read, so a kept segment's stay as they are. */
+    private void add(Map<Object, Accumulator> segmentGroups) {
+      segmentGroups.forEach((groupKey, segmentGroup) -> {
+        Accumulator accumulator = groups.byKey.get(groupKey);
+        if (accumulator == null) {
+          accumulator = newGroup(groups, groupKey);
+        }
+        accumulator.merge(segmentGroup);
+      });
+    }
+
+    /** At a segment's end: its groups, if still collected apart, are kept and added to every segment's. */
+    @Override
+    public void finish() {
+      if (current != groups) {
+        long bytes = 0;
+        for (Object groupKey : current.byKey.keySet()) {
+          bytes += groupBytes();
+          for (Object value : values(groupKey)) {
+            bytes += bytes(value);
+          }
+        }
+        cache.put(segment, requestKey, current.byKey, bytes);
+        add(current.byKey);
+        current = groups;
+      }
+    }
+
     @Override
     public ScoreMode scoreMode() {
       return ScoreMode.COMPLETE_NO_SCORES;
     }
+  }
+
+  private Accumulator newAccumulator() {
+    return new Accumulator(functions, expressionAggregates, maxDistinctValues);
   }
 
   @Override
@@ -407,44 +544,17 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     Map<List<Object>, Accumulator> merged = new LinkedHashMap<>();
     for (Collector collector : collectors) {
       collector.reservePending();
-      collector.groups.forEach((key, acc) -> merged.merge(keys.size() == 1 ? Collections.singletonList(key)
-          : Arrays.asList(((GroupKey) key).values), acc, this::merge));
+      collector.groups.byKey.forEach((key, acc) -> merged.merge(Arrays.asList(values(key)), acc, (a, b) -> {
+        a.merge(b);
+        return a;
+      }));
     }
     if (merged.isEmpty() && keys.isEmpty()) {
-      merged.put(List.of(), new Accumulator(newCollector()));
+      merged.put(List.of(), newAccumulator());
     }
     List<Bucket> buckets = new ArrayList<>(merged.size());
     merged.forEach((key, acc) -> buckets.add(bucket(key, acc)));
     return buckets;
-  }
-
-  private Accumulator merge(Accumulator a, Accumulator b) {
-    // One searcher slice in practice; merge by replaying b's state into a.
-    a.docCount += b.docCount;
-    for (int i = 0; i < aggregations.size(); i++) {
-      if (a.expressions[i] != null) {
-        a.expressions[i].merge(b.expressions[i].partial());
-        continue;
-      }
-      BigInteger sum = total(a, i).add(total(b, i));
-      a.counts[i] += b.counts[i];
-      a.bigSums[i] = sum.bitLength() < 64 ? null : sum;
-      a.sums[i] = sum.bitLength() < 64 ? sum.longValue() : 0;
-      if (b.mins[i] != null && (a.mins[i] == null || a.compare(b.mins[i], a.mins[i]) < 0)) {
-        a.mins[i] = b.mins[i];
-      }
-      if (b.maxes[i] != null && (a.maxes[i] == null || a.compare(b.maxes[i], a.maxes[i]) > 0)) {
-        a.maxes[i] = b.maxes[i];
-      }
-      if (a.distinct.get(i) != null) {
-        a.distinct.get(i).addAll(b.distinct.get(i));
-      }
-    }
-    return a;
-  }
-
-  private static BigInteger total(Accumulator acc, int i) {
-    return acc.bigSums[i] != null ? acc.bigSums[i] : BigInteger.valueOf(acc.sums[i]);
   }
 
   private Bucket bucket(List<Object> key, Accumulator acc) {

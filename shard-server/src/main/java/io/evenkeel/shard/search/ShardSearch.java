@@ -62,11 +62,20 @@ public final class ShardSearch {
    */
   public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
       MemoryBudget.Reservation memory) throws IOException {
+    return run(searcher, request, memory, SegmentAggregates.NONE);
+  }
+
+  /**
+   * As {@link #run(IndexSearcher, io.evenkeel.schemas.shard.Query, MemoryBudget.Reservation)}, with the groups of
+   * segments kept in {@code aggregates} ({@link SegmentAggregates}).
+   */
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
+      MemoryBudget.Reservation memory, SegmentAggregates aggregates) throws IOException {
     RowEstimate estimate = estimateRows(searcher, request);
     if (estimate != null) {
       estimate.reserve(memory);
     }
-    return run(searcher, request, memory, estimate);
+    return run(searcher, request, memory, estimate, aggregates);
   }
 
   /**
@@ -108,6 +117,15 @@ public final class ShardSearch {
    */
   public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
       MemoryBudget.Reservation memory, RowEstimate estimate) throws IOException {
+    return run(searcher, request, memory, estimate, SegmentAggregates.NONE);
+  }
+
+  /**
+   * As {@link #run(IndexSearcher, io.evenkeel.schemas.shard.Query, MemoryBudget.Reservation, RowEstimate)}, taking
+   * the groups of segments kept in {@code aggregates} and keeping there those it reads.
+   */
+  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
+      MemoryBudget.Reservation memory, RowEstimate estimate, SegmentAggregates aggregates) throws IOException {
     long started = System.nanoTime();
     if (request.getLimit() < 0 || request.getLimit() > MAX_HITS) {
       throw new IllegalArgumentException("limit must be in [0, " + MAX_HITS + "]; got: " + request.getLimit());
@@ -120,7 +138,7 @@ public final class ShardSearch {
     Sort sort = sort(sortKeys, conditions, memory);
     if (request.getAggregationsCount() > 0 || request.getGroupByCount() > 0
         || request.getGroupByExpressionsCount() > 0) {
-      response.addAllBuckets(searcher.search(query, new Aggregator(request, conditions, memory)));
+      response.addAllBuckets(searcher.search(query, new Aggregator(request, conditions, memory, aggregates)));
     }
     long rowBytesReserved = estimate == null ? 0 : estimate.bytes();
     int hits = -1;

@@ -17,6 +17,7 @@ import io.evenkeel.shard.index.PrimaryTerm;
 import io.evenkeel.shard.replication.InSyncSet;
 import io.evenkeel.shard.replication.PeerChannels;
 import io.evenkeel.shard.replication.Replicas;
+import io.evenkeel.shard.search.SegmentAggregates;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -76,6 +77,8 @@ public final class ShardServer implements ShardHolder, Closeable {
   private final FairReads fairReads = FairReads.forThisMachine();
   /** What searches and fetches may hold: each call, and all of them together. */
   private volatile MemoryBudget readMemory = MemoryBudget.ofHeap(MEMORY_FLAG, REQUEST_MEMORY_FLAG);
+  /** Each segment's groups of recent aggregations, for the next that asks the same. */
+  private volatile SegmentAggregates aggregates = new SegmentAggregates(SegmentAggregates.DEFAULT_BYTES);
   private final InetSocketAddress address;
   private final ServerTls tls;
   private final Map<Integer, String> replicaOf;
@@ -147,7 +150,7 @@ public final class ShardServer implements ShardHolder, Closeable {
         .callExecutor(callExecutors);
     ReplicationGrpcService replication = new ReplicationGrpcService(this::primary, this::replica,
         (shard, address) -> replicasAdmitted.test(shard, address));
-    ShardGrpcService shardService = new ShardGrpcService(this::shard, readMemory, fairReads);
+    ShardGrpcService shardService = new ShardGrpcService(this::shard, readMemory, fairReads, aggregates);
     ReadPartyInterceptor parties = new ReadPartyInterceptor();
     if (tls == null) {
       builder.addService(ServerInterceptors.intercept(shardService, parties));
@@ -183,6 +186,14 @@ public final class ShardServer implements ShardHolder, Closeable {
   @Override
   public String address() {
     return self;
+  }
+
+  /** Keeps the groups of segments' aggregations in {@code kept} ({@link SegmentAggregates}); before start. */
+  public void keptAggregations(SegmentAggregates kept) {
+    if (!lifecycle.isLatent()) {
+      throw new IllegalStateException("the kept aggregations are set before the server starts");
+    }
+    this.aggregates = kept;
   }
 
   /** Bounds what searches and fetches hold ({@link #MEMORY_FLAG}, {@link #REQUEST_MEMORY_FLAG}); before start. */

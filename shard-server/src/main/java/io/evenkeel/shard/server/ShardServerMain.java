@@ -10,6 +10,7 @@ import io.evenkeel.shard.cluster.ClusterMember;
 import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.HotAttributes;
 import io.evenkeel.shard.replication.Replicas;
+import io.evenkeel.shard.search.SegmentAggregates;
 import io.evenkeel.shard.translog.Durability;
 import io.evenkeel.shard.translog.Translog;
 import java.io.IOException;
@@ -153,6 +154,11 @@ public final class ShardServerMain implements Callable<Integer> {
       + ").")
   String requestReadMemory;
 
+  @Option(names = "--aggregation-cache", paramLabel = "SIZE", defaultValue = "16m", description = "The heap that keeps"
+      + " each large segment's groups of recent aggregations, for the next query that asks the same of it (a segment"
+      + " never changes); 0 keeps none (default: ${DEFAULT-VALUE}).")
+  String aggregationCache;
+
   @Option(names = "--writers", defaultValue = "ingest", split = ",",
       description = "With TLS: the client certificates' common names that may call Write; the others may only read"
           + " (default: ${DEFAULT-VALUE}).")
@@ -229,6 +235,7 @@ public final class ShardServerMain implements Callable<Integer> {
     server.readMemory(MemoryBudget.of(readMemory == null ? null : ByteSize.parse(readMemory),
         requestReadMemory == null ? null : ByteSize.parse(requestReadMemory), ShardServer.MEMORY_FLAG,
         ShardServer.REQUEST_MEMORY_FLAG));
+    server.keptAggregations(new SegmentAggregates(ByteSize.parse(aggregationCache)));
     if (tls == null && !InetAddress.getByName(host).isLoopbackAddress()) {
       System.err.println("WARNING: the shard server listens on " + host + " without authentication: anyone who reaches"
           + " it can read, overwrite or delete any tenant's rows");
