@@ -19,6 +19,8 @@ import java.util.List;
 public final class JavaCommand {
   public static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
   public static final String ENVIRONMENT_OPTIONS = "EVENKEEL_JVM_OPTIONS";
+  /** Tiered compilation stops at C1: code compiled at once, cheaply, and less optimized. */
+  public static final String QUICK_COMPILER = "-XX:TieredStopAtLevel=1";
 
   private final List<String> jvmOptions = new ArrayList<>(List.of(EXIT_ON_OUT_OF_MEMORY));
   private String classpath = System.getProperty("java.class.path");
@@ -76,6 +78,16 @@ public final class JavaCommand {
    */
   public JavaCommand serverHeap(String size) {
     jvmOptions.addAll(List.of("-Xms" + size, "-Xmx" + size, "-XX:+AlwaysPreTouch"));
+    return this;
+  }
+
+  /**
+   * Compiles with C1 alone ({@value #QUICK_COMPILER}), for a process that shares a small machine with the other
+   * processes of a stack: on 2 cores, the C2 compiler threads of a local stack's JVMs took more CPU during a load and
+   * the queries after it than the processes' own work.
+   */
+  public JavaCommand quickCompiler() {
+    jvmOptions.add(QUICK_COMPILER);
     return this;
   }
 

@@ -179,7 +179,7 @@ public final class KafkaBroker implements AutoCloseable {
       if (!Files.exists(dir.resolve("logs").resolve("meta.properties"))) {
         format(config);
       }
-      ChildProcess broker = JavaCommand.mainClass("kafka.Kafka").jarsOnly().heap(heap)
+      ChildProcess broker = JavaCommand.mainClass("kafka.Kafka").jarsOnly().heap(heap).quickCompiler()
           .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args(config.toString()).start("kafka", log);
       KafkaBroker started = new KafkaBroker(broker, port, clientProperties);
       // One client for the whole wait, each probe given 10 s: a new client per probe spends its first seconds on

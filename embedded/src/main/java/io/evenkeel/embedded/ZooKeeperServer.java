@@ -51,7 +51,7 @@ public final class ZooKeeperServer implements AutoCloseable {
     try (OutputStream out = Files.newOutputStream(cfg)) {
       config.store(out, "Evenkeel standalone ZooKeeper");
     }
-    ChildProcess process = JavaCommand.mainClass(MAIN).jarsOnly().heap("256m")
+    ChildProcess process = JavaCommand.mainClass(MAIN).jarsOnly().heap("256m").quickCompiler()
         .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
         .args(cfg.toString()).start("zookeeper", log);
     process.awaitReady(readyTimeout, () -> "imok".equals(fourLetterWord(port, "ruok")));

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * Starts the components of a local Evenkeel in dependency order, each as its own supervised process with its log in
@@ -42,7 +43,14 @@ final class LocalStack implements AutoCloseable {
   private final EvenkeelHome home;
   private final StackOptions options;
   private final PrintStream out;
-  private final List<String> jvmFlags = JvmFlags.all();
+  /**
+   * Every process's flags: the project's, and C1 alone ({@link JavaCommand#QUICK_COMPILER}). The stack's JVMs share one
+   * machine: on 2 cores their C2 compiler threads took more CPU during a 300,000-row load and the queries after it than
+   * the processes' own work, and the loads ran faster and the queries' tails were shorter with C1 alone
+   * (docs/LOCAL-STACK.md).
+   */
+  private final List<String> jvmFlags = Stream.concat(Stream.of(JavaCommand.QUICK_COMPILER), JvmFlags.all().stream())
+      .toList();
   /** In start order; stopped from the end. */
   private final List<ChildProcess> started = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Callable<ShardServerProcess>> shardServerLaunchers = new ConcurrentHashMap<>();

@@ -72,10 +72,6 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   /** What this request's groups of a segment are kept under; null when they are not kept. */
   private final ByteString requestKey;
 
-  Aggregator(io.evenkeel.schemas.shard.Query query, RowConditions conditions, MemoryBudget.Reservation memory) {
-    this(query, conditions, memory, SegmentAggregates.NONE);
-  }
-
   /** An aggregation that keeps its segments' groups in {@code cache} and reuses those kept. */
   Aggregator(io.evenkeel.schemas.shard.Query query, RowConditions conditions, MemoryBudget.Reservation memory,
       SegmentAggregates cache) {
