@@ -281,7 +281,8 @@ public final class ShardGrpcService extends ShardServiceGrpc.ShardServiceImplBas
   /** A search whose rows' {@code estimate} (null: none was made) is reserved already. */
   private SearchResponse search(int shardId, io.evenkeel.schemas.shard.Query query,
       MemoryBudget.Reservation reserved, ShardSearch.RowEstimate estimate) throws IOException {
-    return withSearcher(shardId, reserved, searcher -> ShardSearch.run(searcher, query, reserved, estimate, aggregates));
+    return withSearcher(shardId, reserved,
+        searcher -> ShardSearch.run(searcher, query, reserved, estimate, aggregates));
   }
 
   private interface SearcherCall<T> {

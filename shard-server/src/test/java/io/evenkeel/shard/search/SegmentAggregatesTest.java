@@ -110,8 +110,9 @@ class SegmentAggregatesTest {
     assertThat(kept.hits()).isGreaterThan(hitsBefore);
 
     // UNIX_TIMESTAMP() is the time it is evaluated: such a request is read each time.
-    Query clock = Query.newBuilder().addGroupByExpressions(ExpressionCodec.encode(Expr.Call.of(Op.GT,
-        new Expr.Column("created_time"), new Expr.Call(Op.UNIX_TIMESTAMP, List.of())))).addAggregations(count()).build();
+    Expr afterNow = Expr.Call.of(Op.GT, new Expr.Column("created_time"), new Expr.Call(Op.UNIX_TIMESTAMP, List.of()));
+    Query clock = Query.newBuilder().addGroupByExpressions(ExpressionCodec.encode(afterNow)).addAggregations(count())
+        .build();
     long hitsNow = kept.hits();
     answer(clock, kept);
     answer(clock, kept);
