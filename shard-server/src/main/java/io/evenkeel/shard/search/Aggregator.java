@@ -166,9 +166,13 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     return 2 * ValueBytes.of(value);
   }
 
-  /** The heap one group takes besides its key's values: its map entry, accumulators and bucket. */
-  private long groupBytes() {
-    return 2 * (160 + 64L * aggregations.size());
+  /** The heap one group takes: its map entry, accumulators and bucket, and its key's values. */
+  private long groupBytes(Object groupKey) {
+    long bytes = 2 * (160 + 64L * aggregations.size());
+    for (Object value : values(groupKey)) {
+      bytes += bytes(value);
+    }
+    return bytes;
   }
 
   /**
@@ -484,11 +488,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       }
       Accumulator accumulator = newAccumulator();
       into.put(groupKey, accumulator);
-      long bytes = groupBytes();
-      for (Object value : values(groupKey)) {
-        bytes += bytes(value);
-      }
-      account(bytes);
+      account(groupBytes(groupKey));
       return accumulator;
     }
 
@@ -507,14 +507,8 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     @Override
     public void finish() {
       if (current != groups) {
-        long bytes = 0;
-        for (Object groupKey : current.byKey.keySet()) {
-          bytes += groupBytes();
-          for (Object value : values(groupKey)) {
-            bytes += bytes(value);
-          }
-        }
-        cache.put(segment, requestKey, current.byKey, bytes);
+        cache.put(segment, requestKey, current.byKey,
+            current.byKey.keySet().stream().mapToLong(Aggregator.this::groupBytes).sum());
         add(current.byKey);
         current = groups;
       }

@@ -113,16 +113,8 @@ public final class ShardSearch {
 
   /**
    * Runs a query whose rows' {@code estimate} (null: none was made) the caller has reserved: rows are reserved as
-   * they are read once they pass it.
-   */
-  public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
-      MemoryBudget.Reservation memory, RowEstimate estimate) throws IOException {
-    return run(searcher, request, memory, estimate, SegmentAggregates.NONE);
-  }
-
-  /**
-   * As {@link #run(IndexSearcher, io.evenkeel.schemas.shard.Query, MemoryBudget.Reservation, RowEstimate)}, taking
-   * the groups of segments kept in {@code aggregates} and keeping there those it reads.
+   * they are read once they pass it. Aggregations take the groups of segments kept in {@code aggregates} and keep
+   * there those they read.
    */
   public static SearchResponse run(IndexSearcher searcher, io.evenkeel.schemas.shard.Query request,
       MemoryBudget.Reservation memory, RowEstimate estimate, SegmentAggregates aggregates) throws IOException {
