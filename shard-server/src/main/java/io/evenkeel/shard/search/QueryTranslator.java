@@ -26,6 +26,7 @@ import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.IndexOrDocValuesQuery;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
@@ -176,15 +177,14 @@ public final class QueryTranslator {
       if (value == null) {
         return new MatchNoDocsQuery(column.name() + " never equals " + FieldValues.describe(term.getValue()));
       }
-      return docValues
-          ? NumericDocValuesField.newSlowExactQuery(column.name(), value)
-          : LongPoint.newExactQuery(column.name(), value);
+      Query values = NumericDocValuesField.newSlowExactQuery(column.name(), value);
+      return docValues ? values : indexOrDocValues(LongPoint.newExactQuery(column.name(), value), values);
     }
     String text = FieldValues.keyword(column, term.getValue());
     requireKeyword(column, "=");
-    return docValues
-        ? SortedDocValuesField.newSlowExactQuery(column.name(), new BytesRef(text))
-        : new TermQuery(new org.apache.lucene.index.Term(column.name(), text));
+    Query values = SortedDocValuesField.newSlowExactQuery(column.name(), new BytesRef(text));
+    return docValues ? values
+        : indexOrDocValues(new TermQuery(new org.apache.lucene.index.Term(column.name(), text)), values);
   }
 
   private static Query terms(Terms terms) {
@@ -205,18 +205,16 @@ public final class QueryTranslator {
       if (array.length == 0) {
         return new MatchNoDocsQuery(column.name() + " never equals any of the values");
       }
-      return docValues
-          ? NumericDocValuesField.newSlowSetQuery(column.name(), array)
-          : LongPoint.newSetQuery(column.name(), array);
+      Query valuesQuery = NumericDocValuesField.newSlowSetQuery(column.name(), array);
+      return docValues ? valuesQuery : indexOrDocValues(LongPoint.newSetQuery(column.name(), array), valuesQuery);
     }
     requireKeyword(column, "IN");
     List<BytesRef> values = new ArrayList<>();
     for (Value value : terms.getValuesList()) {
       values.add(new BytesRef(FieldValues.keyword(column, value)));
     }
-    return docValues
-        ? SortedDocValuesField.newSlowSetQuery(column.name(), values.toArray(BytesRef[]::new))
-        : new TermInSetQuery(column.name(), values);
+    Query valuesQuery = SortedDocValuesField.newSlowSetQuery(column.name(), values.toArray(BytesRef[]::new));
+    return docValues ? valuesQuery : indexOrDocValues(new TermInSetQuery(column.name(), values), valuesQuery);
   }
 
   private static Query range(Range range) {
@@ -234,17 +232,25 @@ public final class QueryTranslator {
       if (lower == null || upper == null || lower > upper) {
         return new MatchNoDocsQuery("empty range on " + column.name());
       }
-      return docValues
-          ? NumericDocValuesField.newSlowRangeQuery(column.name(), lower, upper)
-          : LongPoint.newRangeQuery(column.name(), lower, upper);
+      Query values = NumericDocValuesField.newSlowRangeQuery(column.name(), lower, upper);
+      return docValues ? values : indexOrDocValues(LongPoint.newRangeQuery(column.name(), lower, upper), values);
     }
     requireKeyword(column, "a range");
     BytesRef lower = range.hasLower() ? new BytesRef(FieldValues.keyword(column, range.getLower())) : null;
     BytesRef upper = range.hasUpper() ? new BytesRef(FieldValues.keyword(column, range.getUpper())) : null;
-    return docValues
-        ? SortedDocValuesField.newSlowRangeQuery(column.name(), lower, upper, range.getLowerInclusive(),
-            range.getUpperInclusive())
-        : new TermRangeQuery(column.name(), lower, upper, range.getLowerInclusive(), range.getUpperInclusive());
+    Query values = SortedDocValuesField.newSlowRangeQuery(column.name(), lower, upper, range.getLowerInclusive(),
+        range.getUpperInclusive());
+    return docValues ? values : indexOrDocValues(
+        new TermRangeQuery(column.name(), lower, upper, range.getLowerInclusive(), range.getUpperInclusive()), values);
+  }
+
+  /**
+   * A condition read from the index where that is cheaper, and checked on each candidate's doc values where another
+   * clause of its conjunction leads with few rows (Lucene chooses per segment, from the clauses' costs): a small
+   * tenant's rows in one day need not intersect a whole shard's price tree.
+   */
+  private static Query indexOrDocValues(Query index, Query docValues) {
+    return new IndexOrDocValuesQuery(index, docValues);
   }
 
   private static Query match(String field, String text) {

@@ -310,7 +310,15 @@ class ShardSearchDifferentialTest {
 
   private static Query randomQuery(Random random) {
     Query.Builder query = Query.newBuilder().setTrackTotal(true).setLimit(random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(60));
-    if (random.nextInt(8) != 0) {
+    if (random.nextInt(4) == 0) {
+      // A few rows lead the conjunction: a condition read from the index is then checked on their doc values instead.
+      long rowId = random.nextInt(ROWS);
+      Filter fewRows = Filter.newBuilder().setRange(Range.newBuilder().setField("row_id").setAccess(AccessPath.INDEX)
+          .setLower(Value.newBuilder().setLongValue(rowId)).setUpper(Value.newBuilder().setLongValue(rowId + 8))
+          .setLowerInclusive(true).setUpperInclusive(true)).build();
+      query.setFilter(Filter.newBuilder().setBool(Bool.newBuilder().addMust(fewRows)
+          .addMust(randomFilter(random, 2))));
+    } else if (random.nextInt(8) != 0) {
       query.setFilter(randomFilter(random, 2));
     }
     int sorts = random.nextInt(3);
