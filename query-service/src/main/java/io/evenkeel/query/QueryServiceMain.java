@@ -18,6 +18,7 @@ import io.evenkeel.query.frequency.HotAttributePublisher;
 import io.evenkeel.query.http.SqlHttpServer;
 import io.evenkeel.query.searchable.SearchableWaits;
 import io.evenkeel.query.searchable.WrittenOffsets;
+import io.evenkeel.query.warmup.QueryWarmUp;
 import io.evenkeel.query.optimize.OptimizerRules;
 import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.router.policy.PolicyOptions;
@@ -114,6 +115,12 @@ public final class QueryServiceMain implements Callable<Integer> {
       + " names, may run at once (queries naming no single tenant share one such share); more get 429"
       + " (default: ${DEFAULT-VALUE}).")
   int maxConcurrentPerTenant;
+
+  @Option(names = "--warm-up", negatable = true, defaultValue = "${env:EVENKEEL_WARM_UP:-true}",
+      fallbackValue = "true", description = "After the start, run the commonest statements over a time window no row"
+      + " has, at low priority, so that the first real queries do not pay for loading the SQL parser and connecting to"
+      + " the shard servers (default: on; EVENKEEL_WARM_UP=false turns it off, as the tests do).")
+  boolean warmUp;
 
   @Option(names = "--deadline-ms", defaultValue = "5000",
       description = "How long a query may wait for its shards (default: ${DEFAULT-VALUE}).")
@@ -310,8 +317,25 @@ public final class QueryServiceMain implements Callable<Integer> {
     int bound = server.start();
     System.out.println("PORT: " + bound);
     System.out.flush();
+    if (warmUp) {
+      warmUp(service);
+    }
     stopped.await();
     return 0;
+  }
+
+  /** Runs {@link QueryWarmUp} on a thread of its own, at the lowest priority: real queries come first. */
+  private static void warmUp(QueryService service) {
+    Thread thread = new Thread(() -> {
+      try {
+        System.out.println("query warm-up took " + QueryWarmUp.run(service).millis() + " ms");
+      } catch (RuntimeException e) {
+        System.err.println("WARNING: the query warm-up failed, so the first queries may be slow: " + e.getMessage());
+      }
+    }, "query-warm-up");
+    thread.setDaemon(true);
+    thread.setPriority(Thread.MIN_PRIORITY);
+    thread.start();
   }
 
   /** Follows the cluster's hot attribute list, and helps publish it unless {@code --hot-attributes-top 0}. */

@@ -6,6 +6,7 @@ import io.evenkeel.query.optimize.OptimizerSettings;
 import io.evenkeel.query.testing.SqlClient;
 import io.evenkeel.query.testing.TestCluster;
 import io.evenkeel.query.testing.TestRows;
+import io.evenkeel.query.warmup.QueryWarmUp;
 import io.evenkeel.router.policy.RoutingPolicy;
 import io.evenkeel.router.rules.Rule;
 import io.evenkeel.router.rules.RuleList;
@@ -57,6 +58,12 @@ class QueryServiceIT {
 
   private static long count(java.util.function.Predicate<TransactionLogChange> filter) {
     return rows.stream().filter(filter).count();
+  }
+
+  @Test
+  void warmUpRunsTheCommonestStatementsOverEveryShardAndFindsNoRow() {
+    QueryWarmUp.Done done = QueryWarmUp.run(cluster.startBareService());
+    assertThat(done.rowsFound()).as("its window holds no row, so the shards answer at once").isZero();
   }
 
   @Test

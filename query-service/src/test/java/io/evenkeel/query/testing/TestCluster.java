@@ -204,6 +204,13 @@ public final class TestCluster implements AutoCloseable {
     return serve(options.apply(builder()).build(), null, null, SqlHttpServer.DEFAULT_MAX_CONCURRENT_QUERIES);
   }
 
+  /** A service with the defaults, without HTTP, closed with the cluster. */
+  public QueryService startBareService() {
+    QueryService service = builder().build();
+    services.add(service);
+    return service;
+  }
+
   private QueryService newService(OptimizerSettings settings, Duration deadline) {
     return builder().optimizer(settings).deadline(deadline).build();
   }

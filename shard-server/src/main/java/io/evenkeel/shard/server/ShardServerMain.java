@@ -11,6 +11,7 @@ import io.evenkeel.shard.engine.ShardSettings;
 import io.evenkeel.shard.index.HotAttributes;
 import io.evenkeel.shard.replication.Replicas;
 import io.evenkeel.shard.search.SegmentAggregates;
+import io.evenkeel.shard.warmup.SearchWarmUp;
 import io.evenkeel.shard.translog.Durability;
 import io.evenkeel.shard.translog.Translog;
 import java.io.IOException;
@@ -159,6 +160,12 @@ public final class ShardServerMain implements Callable<Integer> {
       + " never changes); 0 keeps none (default: ${DEFAULT-VALUE}).")
   String aggregationCache;
 
+  @Option(names = "--warm-up", negatable = true, defaultValue = "${env:EVENKEEL_WARM_UP:-true}",
+      fallbackValue = "true", description = "After the start, write and search a throwaway shard of generated rows"
+      + " (in <data-dir>/warm-up, at low priority), so that the first real queries do not pay for loading and"
+      + " compiling the search code (default: on; EVENKEEL_WARM_UP=false turns it off, as the tests do).")
+  boolean warmUp;
+
   @Option(names = "--writers", defaultValue = "ingest", split = ",",
       description = "With TLS: the client certificates' common names that may call Write; the others may only read"
           + " (default: ${DEFAULT-VALUE}).")
@@ -269,8 +276,25 @@ public final class ShardServerMain implements Callable<Integer> {
     }
     System.out.println("PORT: " + bound);
     System.out.flush();
+    if (warmUp) {
+      warmUp(dataDir.resolve("warm-up"));
+    }
     stopped.await();
     return 0;
+  }
+
+  /** Runs {@link SearchWarmUp} on a thread of its own, at the lowest priority: real work comes first. */
+  private static void warmUp(Path directory) {
+    Thread thread = new Thread(() -> {
+      try {
+        System.out.println("search warm-up took " + SearchWarmUp.run(directory).millis() + " ms");
+      } catch (IOException | RuntimeException e) {
+        System.err.println("WARNING: the search warm-up failed, so the first queries may be slow: " + e);
+      }
+    }, "search-warm-up");
+    thread.setDaemon(true);
+    thread.setPriority(Thread.MIN_PRIORITY);
+    thread.start();
   }
 
   /**
