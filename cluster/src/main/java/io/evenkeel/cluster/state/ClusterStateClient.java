@@ -141,6 +141,44 @@ public final class ClusterStateClient implements Closeable {
     registration = node;
   }
 
+  /** The ZooKeeper session that holds {@code address}'s registration; 0 when none does. */
+  public long registrationSession(String address) throws Exception {
+    Stat stat = client.checkExists().forPath(layout.server(address));
+    return stat == null ? 0 : stat.getEphemeralOwner();
+  }
+
+  /**
+   * Takes a server found gone out of the cluster before ZooKeeper expires its session: removes what that session
+   * holds, its registration (so its shards' replicas are promoted) and its place in the master election (so, were it
+   * the master, the next server takes over). Nothing is removed, and false returned, once another session holds the
+   * registration: the server came back.
+   */
+  public boolean removeGoneServer(String address, long session) throws Exception {
+    Stat stat = client.checkExists().forPath(layout.server(address));
+    if (stat == null || stat.getEphemeralOwner() != session) {
+      return false;
+    }
+    try {
+      client.delete().withVersion(stat.getVersion()).forPath(layout.server(address));
+    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+      return false;
+    }
+    List<String> candidates = client.checkExists().forPath(layout.master()) == null ? List.of()
+        : client.getChildren().forPath(layout.master());
+    for (String candidate : candidates) {
+      String path = ZKPaths.makePath(layout.master(), candidate);
+      Stat held = client.checkExists().forPath(path);
+      if (held != null && held.getEphemeralOwner() == session) {
+        try {
+          client.delete().withVersion(held.getVersion()).forPath(path);
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+          // gone already
+        }
+      }
+    }
+    return true;
+  }
+
   /** Lays a shard out, unless it is already: the first layout comes from configuration. */
   public boolean createIfAbsent(ShardCopies copies) throws Exception {
     try {

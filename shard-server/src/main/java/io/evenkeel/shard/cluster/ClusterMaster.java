@@ -7,6 +7,7 @@ import io.evenkeel.schemas.ShardCopies;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -18,18 +19,20 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's master, elected among the shard servers (a Curator {@link LeaderLatch}): when a primary's server is
- * gone (its ephemeral znode expired) it promotes the most up-to-date live in-sync replica (the one whose translog
- * holds the highest sequence number; every in-sync replica holds every acknowledged write, the most up-to-date also
- * the most of those not yet acknowledged) in a new term; it keeps {@code replicas}
- * live replicas of every shard, each on a server that holds no other copy of it, the least loaded first. A server
- * that comes back keeps its place as a replica and catches up by copying files. When the cluster is at rest it evens
- * the servers' loads one step at a time ({@link Rebalancer}): a server added to a running cluster receives copies,
- * and primaries, until it carries its share.
+ * gone (its ephemeral znode expired, or a {@link FailureDetector} found its port closed) it promotes the most
+ * up-to-date live in-sync replica (the one whose translog holds the highest sequence number; every in-sync replica
+ * holds every acknowledged write, the most up-to-date also the most of those not yet acknowledged) in a new term; it
+ * keeps {@code replicas} live replicas of every shard, each on a server that holds no other copy of it, the least
+ * loaded first. A server that comes back keeps its place as a replica and catches up by copying files. When the
+ * cluster is at rest it evens the servers' loads one step at a time ({@link Rebalancer}): a server added to a running
+ * cluster receives copies, and primaries, until it carries its share.
  *
  * <p>Every change is a compare-and-set on the shard's znode that re-checks its reason, so a master acting on a stale
  * look changes nothing.
@@ -48,6 +51,8 @@ final class ClusterMaster implements Closeable {
   /** When the last rebalancing step started (nanoTime). */
   private volatile long lastStepStarted = System.nanoTime() - STEP_SPACING_NANOS;
   private final LeaderLatch latch;
+  private final String self;
+  private final FailureDetector failureDetector;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "cluster-master");
     thread.setDaemon(true);
@@ -70,18 +75,45 @@ final class ClusterMaster implements Closeable {
     this.replicasPerShard = replicasPerShard;
     this.rebalance = rebalance;
     this.latch = new LeaderLatch(client, cluster.layout().master(), self);
+    this.self = self;
+    this.failureDetector = new FailureDetector(cluster, this::watched);
+  }
+
+  /** Whom this server checks for a gone process: the master every other server, the others the master. */
+  private Collection<String> watched() {
+    if (latch.hasLeadership()) {
+      return cluster.current().servers().keySet().stream().filter(server -> !server.equals(self)).toList();
+    }
+    try {
+      Participant leader = latch.getLeader();
+      return leader.isLeader() && !leader.getId().equals(self) ? List.of(leader.getId()) : List.of();
+    } catch (Exception e) {
+      return List.of(); // no ZooKeeper now: nothing to remove anyone from either
+    }
   }
 
   void start() throws Exception {
-    latch.start();
-    cluster.addListener(state -> {
-      try {
-        executor.execute(this::act);
-      } catch (RejectedExecutionException closed) {
-        // the master closed; the state client lives on
+    latch.addListener(new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        actNow(); // a master elected because the last one is gone has its shards to promote
       }
+
+      @Override
+      public void notLeader() {}
     });
+    latch.start();
+    cluster.addListener(state -> actNow());
     executor.scheduleWithFixedDelay(this::act, 1, 1, TimeUnit.SECONDS);
+    failureDetector.start();
+  }
+
+  private void actNow() {
+    try {
+      executor.execute(this::act);
+    } catch (RejectedExecutionException closed) {
+      // the master closed; the state client and the latch live on
+    }
   }
 
   private void act() {
@@ -327,6 +359,7 @@ final class ClusterMaster implements Closeable {
 
   @Override
   public void close() {
+    failureDetector.close();
     executor.shutdownNow();
     try {
       latch.close();

@@ -71,10 +71,16 @@ final class ClusterFixture implements AutoCloseable {
 
   /** A shard server in the cluster (one replica per shard, 4 s sessions, 200 ms refreshes), ready. */
   ShardServerProcess server(String name, int port, String... args) throws Exception {
+    return server(name, port, Duration.ofSeconds(4), args);
+  }
+
+  /** The same, with ZooKeeper sessions of {@code session}. */
+  ShardServerProcess server(String name, int port, Duration session, String... args) throws Exception {
     JavaCommand java = JavaCommand.mainClass(ShardServerProcess.MAIN_CLASS).heap("384m")
         .jvmOption("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.evenkeel.schemas");
     List<String> all = new ArrayList<>(List.of("--zookeeper", zookeeper.connectString(), "--zookeeper-root", root,
-        "--zookeeper-session-timeout-ms", "4000", "--replicas", "1", "--refresh-interval-ms", "200"));
+        "--zookeeper-session-timeout-ms", Long.toString(session.toMillis()), "--replicas", "1",
+        "--refresh-interval-ms", "200"));
     all.addAll(List.of(args));
     ShardServerProcess server = ShardServerProcess.launch(name, java, dir.resolve(name), port,
         dir.resolve(name + ".log"), all).awaitReady(Duration.ofSeconds(60));
