@@ -32,7 +32,7 @@ final class FailureDetector implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(FailureDetector.class);
   static final long INTERVAL_MS = 500;
   static final int REFUSALS = 2;
-  /** Longer than a loaded machine's accept takes, shorter than the interval's purpose needs. */
+  /** A connection not made by then counts as neither listening nor refused. */
   private static final int CONNECT_TIMEOUT_MS = 1_000;
 
   private enum Answer { LISTENING, REFUSED, UNKNOWN }
