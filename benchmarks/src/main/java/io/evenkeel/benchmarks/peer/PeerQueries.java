@@ -31,8 +31,8 @@ public final class PeerQueries {
   private static final long DAY = 24 * HOUR;
 
   /**
-   * {@code count} cross-tenant analytics in turn, each over a window of 1, 3 or 7 days drawn from the rows' time
-   * span: the top 10 tenants by rows, rows by status and day, and the 20 tenants with the largest sum of prices, each
+   * {@code count} cross-tenant analytics in turn, each over a window of 1, 3 or 7 days that overlaps the rows' time
+   * span by a random share: the top 10 tenants by rows, rows by status and day, and the 20 tenants with the largest sum of prices, each
    * as SQL and as the equivalent {@code terms} / {@code histogram} aggregation. Days are UTC days of created_time
    * (SQL's {@code DATE(FROM_UNIXTIME(created_time / 1000))}, a histogram of 86,400,000 ms).
    */
@@ -43,7 +43,9 @@ public final class PeerQueries {
     List<PeerQuery> queries = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       long window = List.of(1L, 3L, 7L).get(random.nextInt(3)) * DAY;
-      long from = first + (long) (random.nextDouble() * Math.max(1, last - first - window));
+      // Anywhere from just touching the rows' first millisecond to just past their last: each window holds its own
+      // share of the rows, also when the rows span less than a window, so no two queries ask the same.
+      long from = first - window + 1 + (long) (random.nextDouble() * (last - first + window));
       long to = from + window;
       ObjectNode body = JSON.createObjectNode();
       body.put("size", 0);
