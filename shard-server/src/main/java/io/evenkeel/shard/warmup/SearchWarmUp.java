@@ -23,17 +23,15 @@ import io.evenkeel.shard.search.ShardSearch;
 import io.evenkeel.shard.translog.Durability;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.stream.Stream;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.util.IOUtils;
 
 /**
  * Runs a server's write and search code once over a throwaway shard of generated rows, so that the first real query
@@ -64,7 +62,7 @@ public final class SearchWarmUp {
   public static Done run(Path directory) throws IOException {
     long started = System.nanoTime();
     int fewestFound = Integer.MAX_VALUE;
-    delete(directory);
+    IOUtils.rm(directory);
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "warm-up-shard");
       thread.setDaemon(true);
@@ -87,7 +85,7 @@ public final class SearchWarmUp {
       }
     } finally {
       scheduler.shutdownNow();
-      delete(directory);
+      IOUtils.rm(directory);
     }
     return new Done((System.nanoTime() - started) / 1_000_000, fewestFound);
   }
@@ -160,16 +158,5 @@ public final class SearchWarmUp {
 
   private static Value number(long value) {
     return Value.newBuilder().setLongValue(value).build();
-  }
-
-  private static void delete(Path directory) throws IOException {
-    if (!Files.exists(directory)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(directory)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
   }
 }
