@@ -18,7 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,14 +34,7 @@ class AddServerIT {
   private static final int BATCHES = 240;
 
   @TempDir Path dir;
-  private ClusterFixture fixture;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
+  @AutoClose private ClusterFixture fixture;
 
   @Test
   void copiesMoveOntoAServerAddedMidIngestWithoutLosingARow() throws Exception {

@@ -22,7 +22,7 @@ import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,14 +37,7 @@ class FailoverIT {
   private static final int BATCH = ClusterFixture.BATCH;
 
   @TempDir Path dir;
-  private ClusterFixture fixture;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
+  @AutoClose private ClusterFixture fixture;
 
   @Test
   void aKilledPrimarysReplicaTakesOverWithEveryAcknowledgedWrite() throws Exception {

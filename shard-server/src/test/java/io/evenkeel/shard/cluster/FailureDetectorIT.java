@@ -8,7 +8,7 @@ import io.evenkeel.embedded.ShardServerProcess;
 import io.evenkeel.schemas.ShardCopies;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,14 +23,7 @@ class FailureDetectorIT {
   private static final Duration SESSION = Duration.ofSeconds(30);
 
   @TempDir Path dir;
-  private ClusterFixture fixture;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (fixture != null) {
-      fixture.close();
-    }
-  }
+  @AutoClose private ClusterFixture fixture;
 
   @Test
   void aPausedPrimaryKeepsItsShardsAndAKilledOneLosesThemWithinSeconds() throws Exception {
