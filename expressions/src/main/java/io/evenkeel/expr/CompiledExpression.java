@@ -1,7 +1,5 @@
 package io.evenkeel.expr;
 
-import java.time.Instant;
-import java.time.LocalDate;
 import java.util.List;
 
 /**
@@ -80,7 +78,7 @@ public final class CompiledExpression {
       case FROM_UNIXTIME -> fromUnixTime(args.get(0), evaluator);
       case DATE_PART -> datePart(DateFunctions.Part.named((String) ((Expr.Literal) args.get(0)).value()),
           args.get(1), evaluator);
-      case DATE -> date(args.get(0), evaluator);
+      case DATE -> date(call, evaluator);
       default -> env -> evaluator.eval(call, env);
     };
   }
@@ -141,7 +139,7 @@ public final class CompiledExpression {
     if (!part.ofTimeOfDay() || position < 0) {
       return env -> DateFunctions.part(part, arg.eval(env));
     }
-    long offsetSeconds = offsetSeconds(evaluator);
+    long offsetSeconds = EpochDay.offsetSeconds(evaluator);
     return env -> {
       if (!(env instanceof TableRow row && row.isInteger(position))) {
         return DateFunctions.part(part, arg.eval(env));
@@ -154,18 +152,18 @@ public final class CompiledExpression {
 
   /**
    * {@code DATE(x)}; of {@code FROM_UNIXTIME(column / 1000)} in a zone of fixed offset, the day straight from the
-   * row's milliseconds, and the same DATE value again while the rows fall on the same day (rows are read in the
-   * order they were written, which is mostly the order of their times).
+   * row's milliseconds ({@link EpochDay}), and the same DATE value again while the rows fall on the same day (rows are
+   * read in the order they were written, which is mostly the order of their times).
    */
-  private static Node date(Expr dateTime, Evaluator evaluator) {
-    Node arg = node(dateTime, evaluator);
-    int position = millisColumn(dateTime, evaluator);
-    if (position < 0) {
+  private static Node date(Expr.Call call, Evaluator evaluator) {
+    Node arg = node(call.args().get(0), evaluator);
+    EpochDay epochDay = EpochDay.of(call, evaluator);
+    int position = millisColumn(call.args().get(0), evaluator);
+    if (epochDay == null || position < 0) {
       return env -> DateFunctions.date(arg.eval(env));
     }
-    long offsetSeconds = offsetSeconds(evaluator);
     return new Node() {
-      private long lastDay = Long.MIN_VALUE;
+      private long lastDay = EpochDay.NULL;
       private SqlDateTime lastDate;
 
       @Override
@@ -173,13 +171,9 @@ public final class CompiledExpression {
         if (!(env instanceof TableRow row && row.isInteger(position))) {
           return DateFunctions.date(arg.eval(env));
         }
-        long millis = row.integerAt(position);
-        if (millis < 0) {
-          return null; // before 1970 FROM_UNIXTIME is NULL, as in MySQL
-        }
-        long day = Math.floorDiv(millis / 1_000 + offsetSeconds, 86_400L);
+        long day = epochDay.day(row.integerAt(position));
         if (day != lastDay) {
-          lastDate = SqlDateTime.ofDate(LocalDate.ofEpochDay(day));
+          lastDate = EpochDay.date(day);
           lastDay = day;
         }
         return lastDate;
@@ -192,13 +186,8 @@ public final class CompiledExpression {
    * session time zone of fixed offset (its wall-clock time then follows from them by arithmetic); -1 otherwise.
    */
   private static int millisColumn(Expr dateTime, Evaluator evaluator) {
-    return evaluator.timeZone().getRules().isFixedOffset() && dateTime instanceof Expr.Call call
-        && call.op() == Op.FROM_UNIXTIME && Evaluator.millisOfQuotient(call.args().get(0)) instanceof Expr.Column column
-        ? column.position() : -1;
-  }
-
-  private static long offsetSeconds(Evaluator evaluator) {
-    return evaluator.timeZone().getRules().getOffset(Instant.EPOCH).getTotalSeconds();
+    Expr.Column column = EpochDay.millisColumn(dateTime, evaluator);
+    return column == null ? -1 : column.position();
   }
 
   /** {@code FROM_UNIXTIME(x)}, and {@code FROM_UNIXTIME(x / 1000)} from the milliseconds when x is an integer. */

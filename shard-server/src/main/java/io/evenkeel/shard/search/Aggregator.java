@@ -15,7 +15,6 @@ import io.evenkeel.schemas.shard.Aggregation;
 import io.evenkeel.schemas.shard.Bucket;
 import io.evenkeel.schemas.shard.Expression;
 import io.evenkeel.schemas.table.Column;
-import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.KeywordOrder;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import io.evenkeel.shard.index.ShardSearcher;
@@ -42,7 +41,9 @@ import org.apache.lucene.search.SimpleCollector;
  * DISTINCT across shards). NULL forms its own group; an aggregate without groups over no rows still gives one bucket.
  * A group key or an aggregate may also be an expression ({@code GROUP BY DATE(FROM_UNIXTIME(created_time / 1000))},
  * {@code SUM(price * quantity)}): it is evaluated on each matching row, read where {@link RowSource} says, with the
- * query's time zone and text bound, and aggregated as the service would ({@link AggregateAccumulator}).
+ * query's time zone and text bound, and aggregated as the service would ({@link AggregateAccumulator}). When every key
+ * can be read as codes ({@link KeyCodes}), a segment's groups are found by their keys' codes and given their values at
+ * the segment's end.
  * Every group and distinct value is reserved against the request's memory budget as it is made, with room for its
  * bucket in the answer; the query's group and distinct-value caps are checked there too.
  */
@@ -59,8 +60,13 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
   private final List<Column> inputs;
   /** The aggregate of each aggregation of an expression; null for the others. */
   private final List<Expr.Aggregate> expressionAggregates;
-  /** Where the expressions' rows are read; null when there is no expression. */
+  /** Where the expressions' rows are read; null when no expression is evaluated on rows. */
   private final RowSource rowSource;
+  /**
+   * Each key as codes ({@link KeyCodes}), when every key can be read so: then each segment's groups are found by the
+   * keys' codes, and made into values at the segment's end. Null when a key is an expression evaluated on rows.
+   */
+  private final KeyCodes.Key[] keyCodes;
   private final RowConditions conditions;
   private final int maxGroups;
   private final int maxDistinctValues;
@@ -82,7 +88,7 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     if (query.getGroupByCount() > 0 && query.getGroupByExpressionsCount() > 0) {
       throw new IllegalArgumentException("a query groups by group_by or by group_by_expressions, not both");
     }
-    List<Expr> expressions = new ArrayList<>();
+    List<Expr> keyExpressions = new ArrayList<>();
     this.keys = new ArrayList<>();
     for (String name : query.getGroupByList()) {
       Column column = TransactionLogsTable.require(name);
@@ -94,8 +100,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     for (Expression wire : query.getGroupByExpressionsList()) {
       Expr expression = ExpressionCodec.decode(wire);
       keys.add(new Key(null, expression));
-      expressions.add(expression);
+      keyExpressions.add(expression);
     }
+    this.keyCodes = keyCodes(keys, conditions.evaluator());
+    List<Expr> expressions = new ArrayList<>(keyCodes == null ? keyExpressions : List.of());
     this.aggregations = query.getAggregationsList();
     this.inputs = new ArrayList<>();
     this.expressionAggregates = new ArrayList<>();
@@ -113,10 +121,20 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     this.requestKey = cache.requestKey(query);
   }
 
-  /** Whether the query groups by exactly one integer column read from doc values. */
-  private boolean singleIntegerKey() {
-    return keys.size() == 1 && keys.get(0).column() != null && keys.get(0).column().isNumeric()
-        && keys.get(0).column().type() != ColumnType.DECIMAL;
+  /** Every key as codes; null when one is not (or there are too many keys for a long of NULL flags). */
+  private static KeyCodes.Key[] keyCodes(List<Key> keys, Evaluator evaluator) {
+    if (keys.size() >= Long.SIZE) {
+      return null;
+    }
+    KeyCodes.Key[] codes = new KeyCodes.Key[keys.size()];
+    for (int i = 0; i < codes.length; i++) {
+      Key key = keys.get(i);
+      codes[i] = key.column() != null ? KeyCodes.column(key.column()) : KeyCodes.expression(key.expression(), evaluator);
+      if (codes[i] == null) {
+        return null;
+      }
+    }
+    return codes;
   }
 
   private static Expr.Aggregate expressionAggregate(Aggregation aggregation) {
@@ -215,20 +233,38 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
     /** One row's value of aggregation {@code i}'s column; whether it is a new distinct value. */
     boolean add(int i, Object value) {
-      counts[i]++;
-      if (value instanceof Long number && bigSums[i] == null) {
-        try {
-          sums[i] = Math.addExact(sums[i], number);
-        } catch (ArithmeticException overflow) {
-          bigSums[i] = BigInteger.valueOf(sums[i]).add(BigInteger.valueOf(number));
-        }
-      } else if (value instanceof Long number) {
-        bigSums[i] = bigSums[i].add(BigInteger.valueOf(number));
+      if (value instanceof Long number) {
+        return addLong(i, number);
       }
+      counts[i]++;
       if (functions[i] == Aggregation.Function.MIN && (mins[i] == null || compare(value, mins[i]) < 0)) {
         mins[i] = value;
       }
       if (functions[i] == Aggregation.Function.MAX && (maxes[i] == null || compare(value, maxes[i]) > 0)) {
+        maxes[i] = value;
+      }
+      return distinct.get(i) != null && distinct.get(i).add(value);
+    }
+
+    /**
+     * One row's value of aggregation {@code i}'s numeric column (a DECIMAL's unscaled value), unboxed; whether it is a
+     * new distinct value.
+     */
+    boolean addLong(int i, long value) {
+      counts[i]++;
+      if (bigSums[i] == null) {
+        try {
+          sums[i] = Math.addExact(sums[i], value);
+        } catch (ArithmeticException overflow) {
+          bigSums[i] = BigInteger.valueOf(sums[i]).add(BigInteger.valueOf(value));
+        }
+      } else {
+        bigSums[i] = bigSums[i].add(BigInteger.valueOf(value));
+      }
+      if (functions[i] == Aggregation.Function.MIN && (mins[i] == null || value < (Long) mins[i])) {
+        mins[i] = value;
+      }
+      if (functions[i] == Aggregation.Function.MAX && (maxes[i] == null || value > (Long) maxes[i])) {
         maxes[i] = value;
       }
       return distinct.get(i) != null && distinct.get(i).add(value);
@@ -297,19 +333,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
   /**
    * Groups by key: with one GROUP BY key, by its value itself (nothing to make and hash per row); with several or
-   * none, by a {@link GroupKey} of their values. With one integer key read from doc values, indexed by its value as
-   * well, found without boxing it.
+   * none, by a {@link GroupKey} of their values.
    */
-  private final class Groups {
+  private static final class Groups {
     final Map<Object, Accumulator> byKey = new LinkedHashMap<>();
-    final LongKeyedMap<Accumulator> byInteger = singleIntegerKey() ? new LongKeyedMap<>() : null;
-
-    void put(Object groupKey, Accumulator accumulator) {
-      byKey.put(groupKey, accumulator);
-      if (byInteger != null && groupKey instanceof Long value) {
-        byInteger.put(value, accumulator);
-      }
-    }
   }
 
   /** The map key of a group with these GROUP BY values. */
@@ -332,17 +359,28 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     private Groups current = groups;
     /** The current segment's cache key, while it is collected to be kept. */
     private Object segment;
-    /** The one integer key's doc values in the current segment. */
-    private NumericDocValues integerKey;
+    /** The current segment's keys as codes; null when the keys are not read as codes. */
+    private KeyCodes.SegmentCodes[] segmentCodes;
+    /**
+     * The current segment's groups by their keys' codes, while they are read as codes: the codes, and after them (with
+     * two keys or more) the flags of the NULL keys. The group whose every key is NULL is apart, {@link #allNull}: so
+     * one key needs no flags, and without GROUP BY every row is in that group, found without a lookup.
+     */
+    private LongTupleMap<Accumulator> segmentGroups;
+    /** The current segment's group whose every key is NULL, once made. */
+    private Accumulator allNull;
+    /** The current row's keys' codes and NULL flags. */
+    private final long[] codes = new long[keyCodes == null ? 0 : keyCodes.length == 1 ? 1 : keyCodes.length + 1];
     private ColumnReader[] keyReaders;
+    /** Each aggregation's numeric column, read unboxed; null for the others. */
+    private NumericDocValues[] numericInputs;
+    /** Each aggregation's keyword column; null for the others. */
     private ColumnReader[] inputReaders;
     private RowSource.Rows rows;
     /** Each key's expression, prepared for this segment; null for a key read from doc values. */
     private CompiledExpression[] keyExpressions;
     /** Each aggregation's expression, prepared for this segment; null for one that reads a column. */
     private CompiledExpression[] argExpressions;
-    /** Without GROUP BY: the current segment's one group, once made. */
-    private Accumulator only;
     private long distinctValues;
     /** Accounted, not yet reserved. */
     private long pending;
@@ -377,26 +415,37 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
 
     @Override
     protected void doSetNextReader(LeafReaderContext context) throws IOException {
-      only = null;
       segment = requestKey == null ? null : SegmentAggregates.segmentKey(context);
-      current = segment == null ? groups : new Groups();
-      keyReaders = new ColumnReader[keys.size()];
-      for (int i = 0; i < keyReaders.length; i++) {
-        Column column = keys.get(i).column();
-        keyReaders[i] = column == null ? null : ColumnReader.of(context.reader(), column);
+      if (keyCodes != null) {
+        segmentCodes = new KeyCodes.SegmentCodes[keyCodes.length];
+        for (int i = 0; i < segmentCodes.length; i++) {
+          segmentCodes[i] = keyCodes[i].open(context.reader());
+        }
+        segmentGroups = new LongTupleMap<>(Math.max(1, codes.length));
+        allNull = null;
+      } else {
+        current = segment == null ? groups : new Groups();
+        keyReaders = new ColumnReader[keys.size()];
+        for (int i = 0; i < keyReaders.length; i++) {
+          Column column = keys.get(i).column();
+          keyReaders[i] = column == null ? null : ColumnReader.of(context.reader(), column);
+        }
       }
-      if (singleIntegerKey()) {
-        integerKey = DocValues.getNumeric(context.reader(), keys.get(0).column().name());
-      }
+      numericInputs = new NumericDocValues[inputs.size()];
       inputReaders = new ColumnReader[inputs.size()];
       for (int i = 0; i < inputReaders.length; i++) {
-        inputReaders[i] = inputs.get(i) == null ? null : ColumnReader.of(context.reader(), inputs.get(i));
+        Column input = inputs.get(i);
+        if (input != null && input.isNumeric()) {
+          numericInputs[i] = DocValues.getNumeric(context.reader(), input.name());
+        } else if (input != null) {
+          inputReaders[i] = ColumnReader.of(context.reader(), input);
+        }
       }
       if (rowSource != null) {
         rows = rowSource.open(context.reader());
         Evaluator evaluator = conditions.evaluator();
         keyExpressions = new CompiledExpression[keys.size()];
-        for (int i = 0; i < keyExpressions.length; i++) {
+        for (int i = 0; i < keyExpressions.length && keyCodes == null; i++) {
           Expr expression = keys.get(i).expression();
           keyExpressions[i] = expression == null ? null : evaluator.compile(expression);
         }
@@ -417,30 +466,36 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
           return; // a tombstone: the live-rows filter keeps them out; no row to aggregate either way
         }
       }
-      Accumulator accumulator = only != null ? only : group(doc, row);
+      Accumulator accumulator = segmentGroups != null ? codedGroup(doc) : group(doc, row);
       accumulator.docCount++;
-      for (int i = 0; i < inputReaders.length; i++) {
+      for (int i = 0; i < functions.length; i++) {
         if (argExpressions != null && argExpressions[i] != null) {
           Object value = argExpressions[i].eval(row);
           if (accumulator.addEvaluated(i, value)) {
             addedDistinct(value);
           }
-          continue;
-        }
-        if (inputReaders[i] == null) {
-          accumulator.counts[i]++;
-          continue;
-        }
-        Object value = inputReaders[i].read(doc);
-        if (value != null && accumulator.add(i, value)) {
-          if (accumulator.distinct.get(i).size() > maxDistinctValues) {
-            throw new IllegalArgumentException(aggregations.get(i).getFunction() + "(" + aggregations.get(i).getField()
-                + ") collects more than " + maxDistinctValues + " distinct values in one group on this shard alone;"
-                + " at most " + maxDistinctValues + " per aggregate");
+        } else if (numericInputs[i] != null) {
+          if (numericInputs[i].advanceExact(doc) && accumulator.addLong(i, numericInputs[i].longValue())) {
+            addedColumnDistinct(accumulator, i, numericInputs[i].longValue());
           }
-          addedDistinct(value);
+        } else if (inputReaders[i] != null) {
+          Object value = inputReaders[i].read(doc);
+          if (value != null && accumulator.add(i, value)) {
+            addedColumnDistinct(accumulator, i, value);
+          }
+        } else {
+          accumulator.counts[i]++; // COUNT(*)
         }
       }
+    }
+
+    private void addedColumnDistinct(Accumulator accumulator, int i, Object value) {
+      if (accumulator.distinct.get(i).size() > maxDistinctValues) {
+        throw new IllegalArgumentException(aggregations.get(i).getFunction() + "(" + aggregations.get(i).getField()
+            + ") collects more than " + maxDistinctValues + " distinct values in one group on this shard alone;"
+            + " at most " + maxDistinctValues + " per aggregate");
+      }
+      addedDistinct(value);
     }
 
     private void addedDistinct(Object value) {
@@ -448,26 +503,87 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       account(DISTINCT_VALUE_BYTES + bytes(value));
     }
 
+    /** The segment's group of this row by its keys' codes, made (and reserved for) when new. */
+    private Accumulator codedGroup(int doc) throws IOException {
+      int keyCount = segmentCodes.length;
+      if (keyCount == 1) { // the commonest: the shortest path
+        return segmentCodes[0].read(doc, codes, 0) ? codedGroup(codes[0]) : allNullGroup();
+      }
+      long nulls = 0;
+      for (int i = 0; i < keyCount; i++) {
+        if (!segmentCodes[i].read(doc, codes, i)) {
+          codes[i] = 0;
+          nulls |= 1L << i;
+        }
+      }
+      if (nulls == (1L << keyCount) - 1) {
+        return allNullGroup();
+      }
+      codes[keyCount] = nulls;
+      Accumulator accumulator = segmentGroups.get(codes);
+      if (accumulator == null) {
+        accumulator = newCodedGroup();
+        segmentGroups.put(codes, accumulator);
+      }
+      return accumulator;
+    }
+
+    /** The segment's group of one key's {@code code}. */
+    private Accumulator codedGroup(long code) {
+      Accumulator accumulator = segmentGroups.get(code);
+      if (accumulator == null) {
+        accumulator = newCodedGroup();
+        segmentGroups.put(codes, accumulator);
+      }
+      return accumulator;
+    }
+
+    private Accumulator allNullGroup() {
+      if (allNull == null) {
+        allNull = newCodedGroup();
+      }
+      return allNull;
+    }
+
+    private Accumulator newCodedGroup() {
+      if (segmentGroups.size() + (allNull == null ? 0 : 1) >= maxGroups) {
+        throw tooManyGroups();
+      }
+      account(2 * (160 + 64L * aggregations.size()) + 16L * codes.length);
+      return newAccumulator();
+    }
+
+    /** The current segment's groups by their keys' values, made from their codes. */
+    private Map<Object, Accumulator> decodedGroups() throws IOException {
+      Map<Object, Accumulator> byKey = new LinkedHashMap<>();
+      int keyCount = segmentCodes.length;
+      if (allNull != null) {
+        byKey.put(groupKey(new Object[keyCount]), allNull);
+      }
+      for (int slot = 0; slot < segmentGroups.slots(); slot++) {
+        Accumulator accumulator = segmentGroups.valueAt(slot);
+        if (accumulator == null) {
+          continue;
+        }
+        long nulls = keyCount > 1 ? segmentGroups.keyAt(slot, keyCount) : 0;
+        Object[] values = new Object[keyCount];
+        for (int i = 0; i < keyCount; i++) {
+          values[i] = (nulls >>> i & 1) != 0 ? null : segmentCodes[i].value(segmentGroups.keyAt(slot, i));
+        }
+        byKey.put(groupKey(values), accumulator);
+      }
+      return byKey;
+    }
+
     /** The group of this row, made (and reserved for) when new. */
     private Accumulator group(int doc, TableRow row) throws IOException {
-      if (integerKey != null && integerKey.advanceExact(doc)) {
-        long value = integerKey.longValue();
-        Accumulator accumulator = current.byInteger.get(value);
-        return accumulator != null ? accumulator : newGroup(current, value);
-      }
       Object[] values = new Object[keyReaders.length];
       for (int i = 0; i < values.length; i++) {
         values[i] = keyReaders[i] != null ? keyReaders[i].read(doc) : keyExpressions[i].eval(row);
       }
       Object groupKey = groupKey(values);
       Accumulator accumulator = current.byKey.get(groupKey);
-      if (accumulator == null) {
-        accumulator = newGroup(current, groupKey);
-      }
-      if (values.length == 0) {
-        only = accumulator; // without GROUP BY every row is in it: no lookup per row
-      }
-      return accumulator;
+      return accumulator != null ? accumulator : newGroup(current, groupKey);
     }
 
     /**
@@ -483,11 +599,10 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
         return accumulator != null ? accumulator : newGroup(groups, groupKey);
       }
       if (into.byKey.size() >= maxGroups) {
-        throw new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
-            + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
+        throw tooManyGroups();
       }
       Accumulator accumulator = newAccumulator();
-      into.put(groupKey, accumulator);
+      into.byKey.put(groupKey, accumulator);
       account(groupBytes(groupKey));
       return accumulator;
     }
@@ -503,9 +618,22 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
       });
     }
 
-    /** At a segment's end: its groups, if still collected apart, are kept and added to every segment's. */
+    /**
+     * At a segment's end: its groups, if read as codes or still collected apart, are kept and added to every
+     * segment's.
+     */
     @Override
-    public void finish() {
+    public void finish() throws IOException {
+      if (segmentGroups != null) {
+        Map<Object, Accumulator> segmentByKey = decodedGroups();
+        segmentGroups = null;
+        if (segment != null && segmentByKey.size() <= SegmentAggregates.MAX_GROUPS) {
+          cache.put(segment, requestKey, segmentByKey,
+              segmentByKey.keySet().stream().mapToLong(Aggregator.this::groupBytes).sum());
+        }
+        add(segmentByKey);
+        return;
+      }
       if (current != groups) {
         cache.put(segment, requestKey, current.byKey,
             current.byKey.keySet().stream().mapToLong(Aggregator.this::groupBytes).sum());
@@ -518,6 +646,11 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     public ScoreMode scoreMode() {
       return ScoreMode.COMPLETE_NO_SCORES;
     }
+  }
+
+  private IllegalArgumentException tooManyGroups() {
+    return new IllegalArgumentException("the query makes more than " + maxGroups + " groups on this shard alone;"
+        + " at most " + maxGroups + " (narrow the WHERE or group by fewer columns)");
   }
 
   private Accumulator newAccumulator() {

@@ -79,6 +79,16 @@ class ExpressionAggregationTest {
         assertThat(shardGroups(shard, List.of(DAY), aggregates, zone)).as("by day in '%s'", zone)
             .isEqualTo(serviceGroups(rows, List.of(DAY), aggregates, zone));
       }
+      // Keys read as codes from doc values, several together, some NULL: a number, the day, a DECIMAL, a keyword.
+      List<List<Expr>> codedKeys = List.of(List.of(new Expr.Column("status"), DAY), List.of(new Expr.Column("group_id"),
+          new Expr.Column("price"), new Expr.Column("seller_nick")), List.of(new Expr.Column("seller_nick")));
+      for (List<Expr> keys : codedKeys) {
+        assertThat(shardGroups(shard, keys, aggregates, "+08:00")).as("by %s", keys)
+            .isEqualTo(serviceGroups(rows, keys, aggregates, "+08:00"));
+      }
+      // A zone with summer time: its days are not arithmetic on the milliseconds, and are evaluated on each row.
+      assertThat(shardGroups(shard, List.of(new Expr.Column("status"), DAY), aggregates, "Europe/Berlin"))
+          .isEqualTo(serviceGroups(rows, List.of(new Expr.Column("status"), DAY), aggregates, "Europe/Berlin"));
       // Reading the stored row (title has no doc values), keyed by a truth value and a column.
       List<Expr> keys = List.of(Expr.Call.of(Op.GT, Expr.Call.of(Op.CHAR_LENGTH, new Expr.Column("title")),
           new Expr.Literal(12L)), new Expr.Column("tenant_id"));
