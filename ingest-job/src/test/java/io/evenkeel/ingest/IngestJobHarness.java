@@ -120,6 +120,11 @@ abstract class IngestJobHarness {
         "--proposal-rest-ms", "60000");
   }
 
+  /** The job's flags so far. */
+  List<String> flags() {
+    return List.copyOf(flags);
+  }
+
   /** Adds flags of the job, as a user types them (one given again replaces its value), and parses the settings anew. */
   void addFlags(String... more) {
     flags.addAll(List.of(more));
@@ -236,10 +241,7 @@ abstract class IngestJobHarness {
    * shard, the one its rules name, with the expected final state. Returns the rule list it checked against.
    */
   RuleList awaitIndexed(Map<List<Long>, TransactionLogChange> expected, JobClient job) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-    long stalledAfter = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-    long docs = -1;
-    while (System.nanoTime() < Math.min(deadline, stalledAfter)) {
+    return awaitIndexed(expected, () -> {
       JobStatus status = job.getJobStatus().get();
       if (status == JobStatus.FAILED) {
         try {
@@ -249,6 +251,21 @@ abstract class IngestJobHarness {
         }
       }
       assertThat(status).as("job status").isIn(JobStatus.INITIALIZING, JobStatus.CREATED, JobStatus.RUNNING);
+    });
+  }
+
+  /** Checks that a job is still on its way (throws when it is not), between two looks at the shards. */
+  interface JobCheck {
+    void check() throws Exception;
+  }
+
+  /** As {@link #awaitIndexed(Map, JobClient)}, for a job that {@code job} checks. */
+  RuleList awaitIndexed(Map<List<Long>, TransactionLogChange> expected, JobCheck job) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    long stalledAfter = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    long docs = -1;
+    while (System.nanoTime() < Math.min(deadline, stalledAfter)) {
+      job.check();
       long before = docs;
       docs = 0;
       for (int shard = 0; shard < SHARDS; shard++) {

@@ -13,7 +13,9 @@ import picocli.CommandLine;
 @Command(name = "evenkeel", mixinStandardHelpOptions = true, version = "evenkeel 0.1.0-SNAPSHOT",
     description = {"Evenkeel on one machine: a local stack, a bulk loader and a SQL shell.",
         "bin/evenkeel cdc captures a MySQL or MariaDB table into Kafka (bin/evenkeel cdc --help).",
-        "bin/evenkeel translog repairs a stopped shard server's corrupt translog (bin/evenkeel translog --help)."},
+        "bin/evenkeel translog repairs a stopped shard server's corrupt translog (bin/evenkeel translog --help).",
+        "bin/evenkeel submit runs the ingest job on a Flink cluster, bin/evenkeel savepoint takes a savepoint of it or "
+            + "stops it with one (bin/evenkeel submit --help)."},
     subcommands = {LocalCommand.class, AddServerCommand.class, LoadCommand.class, SqlCommand.class,
         CommandLine.HelpCommand.class})
 public final class Evenkeel implements Runnable {

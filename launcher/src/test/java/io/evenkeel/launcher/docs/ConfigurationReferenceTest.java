@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.evenkeel.cdc.CdcMain;
 import io.evenkeel.ingest.IngestJobMain;
+import io.evenkeel.ingest.deploy.FlinkJobCommand;
 import io.evenkeel.launcher.Evenkeel;
 import io.evenkeel.query.QueryServiceMain;
 import io.evenkeel.shard.server.ShardServerMain;
@@ -50,6 +51,9 @@ class ConfigurationReferenceTest {
     section(doc, "bin/evenkeel", new CommandLine(new Evenkeel()));
     section(doc, "bin/evenkeel cdc", new CommandLine(CdcMain.class));
     section(doc, "bin/evenkeel translog", new CommandLine(TranslogTool.class));
+    for (CommandLine flink : FlinkJobCommand.commandLine().getSubcommands().values()) {
+      section(doc, "bin/evenkeel " + flink.getCommandName(), flink);
+    }
     section(doc, "the shard server: java -jar shard-server/target/shard-server.jar",
         new CommandLine(ShardServerMain.class));
     section(doc, "the ingest job: io.evenkeel.ingest.IngestJobMain", new CommandLine(IngestJobMain.class));
