@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -22,9 +23,10 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * A real single-node KRaft Kafka (broker and controller) in its own JVM, from the Kafka jars on this JVM's
- * classpath, on loopback: on free ports ({@link #start(Path)}, for tests) or fixed ones ({@link #builder}, for the
- * local stack). A directory formatted by an earlier run is reused with its data.
+ * A real KRaft Kafka node (broker and controller) in its own JVM, from the Kafka jars on this JVM's classpath, on
+ * loopback: on free ports ({@link #start(Path)}, for tests) or fixed ones ({@link #builder}, for the local stack); a
+ * cluster of one, or a member of a quorum ({@link KafkaCluster}). A directory formatted by an earlier run is reused
+ * with its data.
  */
 public final class KafkaBroker implements AutoCloseable {
   private final ChildProcess process;
@@ -60,6 +62,13 @@ public final class KafkaBroker implements AutoCloseable {
     private String saslUser;
     private String saslPassword;
     private boolean saslOnly;
+    private int nodeId = 1;
+    /** The quorum's voters ({@code id@host:port,...}); null: this node alone. */
+    private String voters;
+    /** The cluster id every member is formatted with; null: a new one. */
+    private String clusterId;
+    private int replicationFactor = 1;
+    private int minInsyncReplicas = 1;
 
     private Builder(Path dir) {
       this.dir = dir;
@@ -117,7 +126,30 @@ public final class KafkaBroker implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Node {@code nodeId} of a cluster whose controller quorum is {@code voters} ({@code 1@127.0.0.1:port,...}), all
+     * formatted with {@code clusterId}; topics made with the broker's defaults (the job's, the consumer offsets')
+     * get {@code replicationFactor} replicas, and a write acknowledged to {@code acks=all} is on
+     * {@code minInsyncReplicas} of them.
+     */
+    public Builder quorum(int nodeId, String voters, String clusterId, int replicationFactor, int minInsyncReplicas) {
+      this.nodeId = nodeId;
+      this.voters = voters;
+      this.clusterId = clusterId;
+      this.replicationFactor = replicationFactor;
+      this.minInsyncReplicas = minInsyncReplicas;
+      return this;
+    }
+
+    /** Starts the node and waits until it serves (a quorum's member needs a majority of the others started). */
     public KafkaBroker start() throws IOException, InterruptedException {
+      KafkaBroker started = launch();
+      started.awaitReady(readyTimeout);
+      return started;
+    }
+
+    /** Starts the node without waiting for it. */
+    KafkaBroker launch() throws IOException {
       if (port <= 0 || port > 65535 || controllerPort <= 0 || controllerPort > 65535 || port == controllerPort) {
         throw new IllegalArgumentException("kafka needs two distinct ports in [1, 65535]; got: " + port + " and "
             + controllerPort);
@@ -130,18 +162,20 @@ public final class KafkaBroker implements AutoCloseable {
       Properties properties = new Properties();
       properties.putAll(Map.ofEntries(
           Map.entry("process.roles", "broker,controller"),
-          Map.entry("node.id", "1"),
-          Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
+          Map.entry("node.id", Integer.toString(nodeId)),
+          Map.entry("controller.quorum.voters", voters != null ? voters : nodeId + "@127.0.0.1:" + controllerPort),
           Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort),
           Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port),
           Map.entry("controller.listener.names", "CONTROLLER"),
           Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
           Map.entry("log.dirs", dir.resolve("logs").toAbsolutePath().toString()),
           Map.entry("num.partitions", "4"),
-          Map.entry("offsets.topic.replication.factor", "1"),
+          Map.entry("default.replication.factor", Integer.toString(replicationFactor)),
+          Map.entry("min.insync.replicas", Integer.toString(minInsyncReplicas)),
+          Map.entry("offsets.topic.replication.factor", Integer.toString(replicationFactor)),
           Map.entry("offsets.topic.num.partitions", "4"),
-          Map.entry("transaction.state.log.replication.factor", "1"),
-          Map.entry("transaction.state.log.min.isr", "1"),
+          Map.entry("transaction.state.log.replication.factor", Integer.toString(replicationFactor)),
+          Map.entry("transaction.state.log.min.isr", Integer.toString(minInsyncReplicas)),
           Map.entry("group.initial.rebalance.delay.ms", "0"),
           Map.entry("auto.create.topics.enable", "true")));
       if (saslPort > 0) {
@@ -180,17 +214,9 @@ public final class KafkaBroker implements AutoCloseable {
         format(config);
       }
       ChildProcess broker = JavaCommand.mainClass("kafka.Kafka").jarsOnly().heap(heap).quickCompiler()
-          .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args(config.toString()).start("kafka", log);
-      KafkaBroker started = new KafkaBroker(broker, port, clientProperties);
-      // One client for the whole wait, each probe given 10 s: a new client per probe spends its first seconds on
-      // bootstrap, and on a busy machine a probe cut short at 2 s never saw a broker that had long been serving.
-      try (Admin probe = started.admin()) {
-        broker.awaitReady(readyTimeout, () -> {
-          probe.describeCluster().nodes().get(10, TimeUnit.SECONDS);
-          return true;
-        });
-      }
-      return started;
+          .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args(config.toString())
+          .start(voters == null ? "kafka" : "kafka-" + nodeId, log);
+      return new KafkaBroker(broker, port, clientProperties);
     }
 
     /**
@@ -202,7 +228,7 @@ public final class KafkaBroker implements AutoCloseable {
       int code;
       try (PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8)) {
         code = StorageTool.execute(new String[] {"format", "-t",
-            UUID.randomUUID().toString().replace("-", "").substring(0, 22), "-c", config.toString()}, print);
+            clusterId != null ? clusterId : newClusterId(), "-c", config.toString()}, print);
       } catch (RuntimeException e) {
         throw new IOException("kafka storage format failed: " + e + "; " + output.toString(StandardCharsets.UTF_8), e);
       } finally {
@@ -212,6 +238,23 @@ public final class KafkaBroker implements AutoCloseable {
         throw new IOException("kafka storage format failed with code " + code + ": "
             + output.toString(StandardCharsets.UTF_8));
       }
+    }
+  }
+
+  /** A cluster id for {@code kafka-storage format}: 22 characters. */
+  static String newClusterId() {
+    return UUID.randomUUID().toString().replace("-", "").substring(0, 22);
+  }
+
+  /** Waits until the node serves clients, at most {@code timeout}. */
+  void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    // One client for the whole wait, each probe given 10 s: a new client per probe spends its first seconds on
+    // bootstrap, and on a busy machine a probe cut short at 2 s never saw a broker that had long been serving.
+    try (Admin probe = admin()) {
+      process.awaitReady(timeout, () -> {
+        probe.describeCluster().nodes().get(10, TimeUnit.SECONDS);
+        return true;
+      });
     }
   }
 
@@ -258,7 +301,9 @@ public final class KafkaBroker implements AutoCloseable {
    */
   public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = admin()) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      // The broker's replication factor: 1 alone, the cluster's in a quorum.
+      admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty()))).all()
+          .get(30, TimeUnit.SECONDS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (!hasLeaders(admin, name)) {
         if (System.nanoTime() > deadline) {
@@ -291,7 +336,7 @@ public final class KafkaBroker implements AutoCloseable {
   public void ensureTopic(String name, int partitions, Map<String, String> configs) throws Exception {
     try (Admin admin = admin()) {
       if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name)) {
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
+        admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs))).all()
             .get(30, TimeUnit.SECONDS);
       }
     }

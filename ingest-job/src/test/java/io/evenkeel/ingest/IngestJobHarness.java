@@ -91,24 +91,13 @@ abstract class IngestJobHarness {
     servers.add(ShardServerProcess.launch(dir.resolve("shards-b"), "--shards", "4-7", "--refresh-interval-ms", "500",
         "--durability", "interval"));
     zookeeper = new TestingServer(true);
-    // The job reaches Kafka only through a SASL/PLAIN listener, with its --kafka-config; the test's own clients
-    // use the plaintext one.
-    int[] ports = FreePorts.pick(3);
-    int saslPort = ports[2];
-    kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(ports[0], ports[1])
-        .saslPlain(saslPort, "ingest", "s3cret");
-    kafka = kafkaBroker.start();
+    List<String> kafkaFlags = startKafka();
     kafka.createTopic("changes", 4);
-    Path kafkaConfig = dir.resolve("kafka.properties");
-    Files.writeString(kafkaConfig, String.join("\n", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ingest\" "
-            + "password=\"s3cret\";"));
     for (ShardServerProcess server : servers) {
       server.awaitReady(Duration.ofSeconds(60));
     }
-    addFlags("--bootstrap-servers", "127.0.0.1:" + saslPort,
-        "--kafka-config", kafkaConfig.toString(),
-        "--topic", "changes",
+    flags.addAll(kafkaFlags);
+    addFlags("--topic", "changes",
         "--start-offsets", "earliest",
         "--zookeeper", zookeeper.getConnectString(),
         "--zookeeper-root", "/evenkeel/test",
@@ -118,6 +107,29 @@ abstract class IngestJobHarness {
         "--effective-delay-ms", Long.toString(EFFECTIVE_DELAY_MS),
         "--max-clock-skew-ms", "500",
         "--proposal-rest-ms", "60000");
+  }
+
+  /**
+   * Starts the Kafka the job reads, sets {@link #kafka} to a broker the test's own clients bootstrap from, and returns
+   * the job's flags to reach it: here one broker, which the job reaches only through a SASL/PLAIN listener with its
+   * --kafka-config (the test's own clients use the plaintext one).
+   */
+  List<String> startKafka() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int saslPort = ports[2];
+    kafkaBroker = KafkaBroker.builder(dir.resolve("kafka")).ports(ports[0], ports[1])
+        .saslPlain(saslPort, "ingest", "s3cret");
+    kafka = kafkaBroker.start();
+    Path kafkaConfig = dir.resolve("kafka.properties");
+    Files.writeString(kafkaConfig, String.join("\n", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ingest\" "
+            + "password=\"s3cret\";"));
+    return List.of("--bootstrap-servers", "127.0.0.1:" + saslPort, "--kafka-config", kafkaConfig.toString());
+  }
+
+  /** Stops what {@link #startKafka} started. */
+  void stopKafka() throws Exception {
+    kafka.close();
   }
 
   /** The job's flags so far. */
@@ -141,7 +153,7 @@ abstract class IngestJobHarness {
     for (ShardServerProcess server : servers) {
       server.close();
     }
-    kafka.close();
+    stopKafka();
     zookeeper.close();
   }
 

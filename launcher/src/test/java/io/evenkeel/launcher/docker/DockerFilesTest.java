@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
@@ -47,7 +49,8 @@ class DockerFilesTest {
 
   @Test
   void theServicesOfARealDeploymentAreThere() {
-    assertThat(services).containsOnlyKeys("zookeeper-1", "zookeeper-2", "zookeeper-3", "kafka", "shard-server-0",
+    assertThat(services).containsOnlyKeys("zookeeper-1", "zookeeper-2", "zookeeper-3", "kafka-1", "kafka-2",
+        "kafka-3", "shard-server-0",
         "shard-server-1", "shard-server-2", "jobmanager", "taskmanager", "query-service", "mysql", "cdc");
     services.forEach((name, service) -> assertThat(service.get("image")).as("%s's image", name).isNotNull());
     assertThat(services.get("mysql").get("profiles")).as("MySQL only with --profile cdc").isEqualTo(List.of("cdc"));
@@ -58,10 +61,33 @@ class DockerFilesTest {
   void imagesAreTheVersionsTheBuildPins() throws IOException {
     String pom = Files.readString(REPO.resolve("pom.xml"));
     assertThat(services.get("zookeeper-1").get("image")).isEqualTo("zookeeper:" + property(pom, "zookeeper.version"));
-    assertThat(services.get("kafka").get("image")).isEqualTo("apache/kafka:" + property(pom, "kafka.version"));
+    for (int i = 1; i <= 3; i++) {
+      assertThat(services.get("kafka-" + i).get("image")).isEqualTo("apache/kafka:" + property(pom, "kafka.version"));
+    }
     assertThat(Files.readString(DOCKER.resolve("flink.Dockerfile")))
         .contains("FROM flink:" + property(pom, "flink.version") + "-java17");
     assertThat(Files.readString(DOCKER.resolve("evenkeel.Dockerfile"))).contains("FROM eclipse-temurin:17-jre");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void kafkaIsThreeNodesThatReplicateEveryTopicAndEveryClientKnowsThemAll() {
+    Set<Object> clusterIds = new HashSet<>();
+    for (int i = 1; i <= 3; i++) {
+      Map<String, Object> environment = (Map<String, Object>) services.get("kafka-" + i).get("environment");
+      assertThat(environment.get("KAFKA_NODE_ID")).isEqualTo(i);
+      assertThat(environment.get("KAFKA_ADVERTISED_LISTENERS")).isEqualTo("INTERNAL://kafka-" + i + ":9092");
+      assertThat(environment.get("KAFKA_CONTROLLER_QUORUM_VOTERS"))
+          .isEqualTo("1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093");
+      assertThat(environment).containsEntry("KAFKA_DEFAULT_REPLICATION_FACTOR", 3)
+          .containsEntry("KAFKA_MIN_INSYNC_REPLICAS", 2).containsEntry("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR", 3);
+      clusterIds.add(environment.get("CLUSTER_ID"));
+    }
+    assertThat(clusterIds).as("one cluster id for the three nodes").hasSize(1).doesNotContainNull();
+    for (String client : List.of("jobmanager", "query-service", "cdc")) {
+      assertThat(String.valueOf(services.get(client).get("command"))).as("%s's brokers", client)
+          .contains("--bootstrap-servers kafka-1:9092,kafka-2:9092,kafka-3:9092");
+    }
   }
 
   @Test
