@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -53,9 +54,8 @@ public final class FlinkJobCommand {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--flink-rest", required = true, paramLabel = "URL",
-        description = "The cluster's REST endpoint (its JobManager's web address).")
-    URI flinkRest;
+    @Mixin
+    Cluster cluster;
 
     @Option(names = "--jar", paramLabel = "FILE",
         description = "The job's jar (default: ingest-job/target/ingest-job.jar of this installation).")
@@ -84,11 +84,11 @@ public final class FlinkJobCommand {
         throw new IllegalArgumentException("no job jar at " + file + " (build it with ./mvnw -q package -pl ingest-job"
             + " -am -DskipTests, or give --jar)");
       }
-      FlinkRest flink = new FlinkRest(flinkRest);
+      FlinkRest flink = new FlinkRest(cluster.flinkRest);
       String jarId = flink.uploadJar(file);
       String job = flink.run(jarId, ENTRY_CLASS, jobArgs, savepoint, allowNonRestoredState);
       String state = awaitRunning(flink, job, timeout);
-      spec.commandLine().getOut().println("job " + job + " " + state + " on " + flinkRest
+      spec.commandLine().getOut().println("job " + job + " " + state + " on " + cluster.flinkRest
           + (savepoint == null ? "" : ", resumed from " + savepoint));
       return 0;
     }
@@ -106,9 +106,8 @@ public final class FlinkJobCommand {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--flink-rest", required = true, paramLabel = "URL",
-        description = "The cluster's REST endpoint (its JobManager's web address).")
-    URI flinkRest;
+    @Mixin
+    Cluster cluster;
 
     @Option(names = "--job", required = true, paramLabel = "ID", description = "The job's id (what submit printed).")
     String job;
@@ -126,12 +125,19 @@ public final class FlinkJobCommand {
 
     @Override
     public Integer call() throws Exception {
-      FlinkRest flink = new FlinkRest(flinkRest);
+      FlinkRest flink = new FlinkRest(cluster.flinkRest);
       String path = stop ? flink.stopWithSavepoint(job, directory, timeout)
           : flink.savepoint(job, directory, timeout);
       spec.commandLine().getOut().println(path);
       return 0;
     }
+  }
+
+  /** The cluster both commands reach. */
+  static final class Cluster {
+    @Option(names = "--flink-rest", required = true, paramLabel = "URL",
+        description = "The cluster's REST endpoint (its JobManager's web address).")
+    URI flinkRest;
   }
 
   /** Waits until {@code job} runs; a job that fails, finishes or is cancelled first is an error naming its state. */
