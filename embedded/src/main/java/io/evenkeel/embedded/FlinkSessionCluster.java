@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  * A standalone Flink session cluster as separate JVMs on loopback, as a user's cluster runs: a JobManager ({@code
  * StandaloneSessionClusterEntrypoint}) and task managers ({@code TaskManagerRunner}), each with {@code --configDir}
  * holding the {@code config.yaml} written here, on the classpath of a Flink distribution's {@code lib/} (the jars of
- * the {@code flink-lib} module: Flink alone, none of Evenkeel's). Jobs reach it through its REST API.
+ * the {@code flink-lib} module: Flink alone, none of Evenkeel's); with several JobManagers in Flink's ZooKeeper high
+ * availability, one leading and the others standing by. Jobs reach it through its REST API.
  */
 public final class FlinkSessionCluster implements AutoCloseable {
   private static final Pattern TASK_MANAGERS = Pattern.compile("\"taskmanagers\"\\s*:\\s*(\\d+)");
@@ -29,18 +30,15 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private final Path dir;
   private final String classpath;
   private final List<String> jvmOptions;
-  private final int restPort;
-  private final ChildProcess jobManager;
+  private final List<Integer> restPorts = new ArrayList<>();
+  private final List<ChildProcess> jobManagers = new ArrayList<>();
   private final List<ChildProcess> taskManagers = new ArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
 
-  private FlinkSessionCluster(Path dir, String classpath, List<String> jvmOptions, int restPort,
-      ChildProcess jobManager) {
+  private FlinkSessionCluster(Path dir, String classpath, List<String> jvmOptions) {
     this.dir = dir;
     this.classpath = classpath;
     this.jvmOptions = jvmOptions;
-    this.restPort = restPort;
-    this.jobManager = jobManager;
   }
 
   /**
@@ -50,6 +48,16 @@ public final class FlinkSessionCluster implements AutoCloseable {
    */
   public static FlinkSessionCluster start(Path dir, Path lib, int taskManagers, int slots, List<String> jvmOptions,
       Duration readyTimeout) throws IOException, InterruptedException {
+    return start(dir, lib, 1, null, taskManagers, slots, jvmOptions, readyTimeout);
+  }
+
+  /**
+   * As {@link #start(Path, Path, int, int, List, Duration)}, with {@code jobManagers} JobManagers in Flink's high
+   * availability on the ZooKeeper at {@code zookeeper}: the first leads (it starts alone), the others stand by, and a
+   * job, its jar and its checkpoints' pointers live in ZooKeeper and {@code dir/ha}, so it outlives its JobManager.
+   */
+  public static FlinkSessionCluster start(Path dir, Path lib, int jobManagers, String zookeeper, int taskManagers,
+      int slots, List<String> jvmOptions, Duration readyTimeout) throws IOException, InterruptedException {
     List<String> jars;
     try (Stream<Path> files = Files.list(lib)) {
       jars = files.filter(file -> file.toString().endsWith(".jar")).map(Path::toString).sorted().toList();
@@ -57,18 +65,8 @@ public final class FlinkSessionCluster implements AutoCloseable {
     if (jars.isEmpty()) {
       throw new IOException("no Flink jars in " + lib + " (./mvnw package -pl flink-lib puts them there)");
     }
-    int[] ports = FreePorts.pick(3);
-    Path config = dir.resolve("conf");
-    Files.createDirectories(config);
     Files.createDirectories(dir.resolve("tmp"));
-    Files.writeString(config.resolve("config.yaml"), String.join("\n",
-        "jobmanager.rpc.address: 127.0.0.1",
-        "jobmanager.rpc.port: " + ports[0],
-        "jobmanager.bind-host: 127.0.0.1",
-        "rest.address: 127.0.0.1",
-        "rest.bind-address: 127.0.0.1",
-        "rest.port: " + ports[1],
-        "blob.server.port: " + ports[2],
+    List<String> common = new ArrayList<>(List.of(
         "taskmanager.host: 127.0.0.1",
         "taskmanager.bind-host: 127.0.0.1",
         "taskmanager.numberOfTaskSlots: " + slots,
@@ -85,26 +83,57 @@ public final class FlinkSessionCluster implements AutoCloseable {
         "taskmanager.memory.jvm-overhead.min: 192m",
         "taskmanager.memory.jvm-overhead.max: 192m",
         "io.tmp.dirs: " + dir.resolve("tmp").toAbsolutePath(),
-        "web.upload.dir: " + dir.resolve("uploads").toAbsolutePath(),
         // A lost task manager is noticed by its heartbeat within seconds, not the default 50.
         "heartbeat.interval: 1000",
-        "heartbeat.timeout: 5000",
-        ""));
-    String classpath = String.join(File.pathSeparator, jars);
-    ChildProcess jobManager = command(JOB_MANAGER, classpath, jvmOptions, "512m", config)
-        .start("flink-jobmanager", dir.resolve("jobmanager.log"));
-    FlinkSessionCluster cluster = new FlinkSessionCluster(dir, classpath, List.copyOf(jvmOptions), ports[1],
-        jobManager);
+        "heartbeat.timeout: 5000"));
+    if (zookeeper != null) {
+      common.addAll(List.of(
+          "high-availability.type: zookeeper",
+          "high-availability.zookeeper.quorum: " + zookeeper,
+          "high-availability.zookeeper.path.root: /flink",
+          "high-availability.storageDir: " + dir.resolve("ha").toAbsolutePath().toUri()));
+    }
+    FlinkSessionCluster cluster = new FlinkSessionCluster(dir, String.join(File.pathSeparator, jars),
+        List.copyOf(jvmOptions));
     try {
-      for (int i = 0; i < taskManagers; i++) {
-        cluster.startTaskManager();
+      for (int i = 0; i < jobManagers; i++) {
+        cluster.startJobManager(i, common);
+        if (i == 0) {
+          for (int t = 0; t < taskManagers; t++) {
+            cluster.startTaskManager();
+          }
+          // The first leads: the others start once it does.
+          cluster.jobManagers.get(0).awaitReady(readyTimeout,
+              () -> cluster.registeredTaskManagers() == taskManagers);
+        }
       }
-      jobManager.awaitReady(readyTimeout, () -> cluster.registeredTaskManagers() == taskManagers);
     } catch (IOException | RuntimeException | InterruptedException e) {
       cluster.close();
       throw e;
     }
     return cluster;
+  }
+
+  /** Writes JobManager {@code i}'s configuration (its own ports) and the task managers', and starts it. */
+  private void startJobManager(int i, List<String> common) throws IOException {
+    int[] ports = FreePorts.pick(3);
+    List<String> config = new ArrayList<>(List.of(
+        "jobmanager.rpc.address: 127.0.0.1",
+        "jobmanager.rpc.port: " + ports[0],
+        "jobmanager.bind-host: 127.0.0.1",
+        "rest.address: 127.0.0.1",
+        "rest.bind-address: 127.0.0.1",
+        "rest.port: " + ports[1],
+        "blob.server.port: " + ports[2],
+        "web.upload.dir: " + dir.resolve("uploads-" + i).toAbsolutePath()));
+    config.addAll(common);
+    Path directory = dir.resolve(i == 0 ? "conf" : "conf-" + i); // the task managers read conf: the first's address
+    Files.createDirectories(directory);
+    Files.writeString(directory.resolve("config.yaml"), String.join("\n", config) + "\n");
+    restPorts.add(ports[1]);
+    jobManagers.add(command(JOB_MANAGER, classpath, jvmOptions, "512m", directory)
+        .start(i == 0 ? "flink-jobmanager" : "flink-jobmanager-" + i,
+            dir.resolve(i == 0 ? "jobmanager.log" : "jobmanager-" + i + ".log")));
   }
 
   private static JavaCommand command(String main, String classpath, List<String> jvmOptions, String heap, Path config) {
@@ -126,7 +155,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
     return List.copyOf(taskManagers);
   }
 
-  /** How many task managers the JobManager knows: 0 while it cannot answer. */
+  /** How many task managers the leading JobManager knows: 0 while none answers. */
   public int registeredTaskManagers() {
     try {
       HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(restUrl() + "/overview"))
@@ -141,13 +170,22 @@ public final class FlinkSessionCluster implements AutoCloseable {
     }
   }
 
-  /** The REST endpoint: {@code http://127.0.0.1:port}. */
+  /**
+   * The REST endpoint of the first JobManager still running, {@code http://127.0.0.1:port}: in high availability any
+   * JobManager's endpoint answers for the leader, once there is one.
+   */
   public String restUrl() {
-    return "http://127.0.0.1:" + restPort;
+    for (int i = 0; i < jobManagers.size(); i++) {
+      if (jobManagers.get(i).isAlive()) {
+        return "http://127.0.0.1:" + restPorts.get(i);
+      }
+    }
+    return "http://127.0.0.1:" + restPorts.get(0);
   }
 
-  public ChildProcess jobManager() {
-    return jobManager;
+  /** The JobManagers, the first the one that led first (a killed one stays in the list). */
+  public List<ChildProcess> jobManagers() {
+    return List.copyOf(jobManagers);
   }
 
   @Override
@@ -155,6 +193,8 @@ public final class FlinkSessionCluster implements AutoCloseable {
     for (ChildProcess taskManager : taskManagers) {
       taskManager.stop(Duration.ofSeconds(10));
     }
-    jobManager.stop(Duration.ofSeconds(10));
+    for (ChildProcess jobManager : jobManagers) {
+      jobManager.stop(Duration.ofSeconds(10));
+    }
   }
 }

@@ -336,8 +336,8 @@ public final class KafkaBroker implements AutoCloseable {
   public void ensureTopic(String name, int partitions, Map<String, String> configs) throws Exception {
     try (Admin admin = admin()) {
       if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name)) {
-        admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs))).all()
-            .get(30, TimeUnit.SECONDS);
+        NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs);
+        admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
       }
     }
   }

@@ -16,8 +16,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/evenkeel submit} and {@code bin/evenkeel savepoint}: the ingest job on a Flink cluster a user already runs.
- * {@code submit} uploads {@code ingest-job.jar} (the job with its connectors, without what the cluster's Flink
+ * {@code bin/evenkeel submit} and {@code bin/evenkeel savepoint}: the ingest job on a Flink cluster a user already
+ * runs. {@code submit} uploads {@code ingest-job.jar} (the job with its connectors, without what the cluster's Flink
  * provides) and runs it with the job's flags, from a savepoint if asked; {@code savepoint} takes one, and with {@code
  * --stop} stops the job with it, so that a new version of the job resumes from it without losing or repeating a
  * change.
@@ -73,8 +73,8 @@ public final class FlinkJobCommand {
         description = "How long to wait for the job to run (ISO-8601, default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
-    @Parameters(paramLabel = "JOB_FLAG", description = "The job's flags (the ingest job's section of docs/CONFIGURATION.md lists "
-        + "them).")
+    @Parameters(paramLabel = "JOB_FLAG",
+        description = "The job's flags (the ingest job's section of docs/CONFIGURATION.md lists them).")
     List<String> jobArgs = new ArrayList<>();
 
     @Override

@@ -22,7 +22,11 @@ import java.util.UUID;
  */
 public final class FlinkRest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+  /**
+   * Longer than the job's main may take inside the JobManager before it submits (it waits up to a minute for Kafka to
+   * list its topics), and than a jar of tens of megabytes takes to upload.
+   */
+  private static final Duration REQUEST_TIMEOUT = Duration.ofMinutes(3);
 
   private final HttpClient http;
   private final URI base;

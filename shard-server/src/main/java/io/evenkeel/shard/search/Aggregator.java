@@ -129,7 +129,8 @@ final class Aggregator implements CollectorManager<Aggregator.Collector, List<Bu
     KeyCodes.Key[] codes = new KeyCodes.Key[keys.size()];
     for (int i = 0; i < codes.length; i++) {
       Key key = keys.get(i);
-      codes[i] = key.column() != null ? KeyCodes.column(key.column()) : KeyCodes.expression(key.expression(), evaluator);
+      codes[i] = key.column() != null ? KeyCodes.column(key.column())
+          : KeyCodes.expression(key.expression(), evaluator);
       if (codes[i] == null) {
         return null;
       }
