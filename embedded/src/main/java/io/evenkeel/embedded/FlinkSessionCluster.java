@@ -32,6 +32,8 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private final List<String> jvmOptions;
   private final List<Integer> restPorts = new ArrayList<>();
   private final List<ChildProcess> jobManagers = new ArrayList<>();
+  /** How JobManager i starts (its configuration directory names its ports), to start it again. */
+  private final List<JavaCommand> jobManagerCommands = new ArrayList<>();
   private final List<ChildProcess> taskManagers = new ArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -91,7 +93,12 @@ public final class FlinkSessionCluster implements AutoCloseable {
           "high-availability.type: zookeeper",
           "high-availability.zookeeper.quorum: " + zookeeper,
           "high-availability.zookeeper.path.root: /flink",
-          "high-availability.storageDir: " + dir.resolve("ha").toAbsolutePath().toUri()));
+          "high-availability.storageDir: " + dir.resolve("ha").toAbsolutePath().toUri(),
+          // A JobManager whose ZooKeeper server is lost moves its session to another server of the ensemble; without
+          // this it gives up its leadership at the first lost connection, and every job restarts.
+          "high-availability.zookeeper.client.tolerate-suspended-connections: true",
+          // A killed leader leads until ZooKeeper expires its session: 15 s, not Flink's 60.
+          "high-availability.zookeeper.client.session-timeout: 15000"));
     }
     FlinkSessionCluster cluster = new FlinkSessionCluster(dir, String.join(File.pathSeparator, jars),
         List.copyOf(jvmOptions));
@@ -131,9 +138,35 @@ public final class FlinkSessionCluster implements AutoCloseable {
     Files.createDirectories(directory);
     Files.writeString(directory.resolve("config.yaml"), String.join("\n", config) + "\n");
     restPorts.add(ports[1]);
-    jobManagers.add(command(JOB_MANAGER, classpath, jvmOptions, "512m", directory)
-        .start(i == 0 ? "flink-jobmanager" : "flink-jobmanager-" + i,
-            dir.resolve(i == 0 ? "jobmanager.log" : "jobmanager-" + i + ".log")));
+    jobManagerCommands.add(command(JOB_MANAGER, classpath, jvmOptions, "512m", directory));
+    jobManagers.add(launchJobManager(i));
+  }
+
+  private ChildProcess launchJobManager(int i) throws IOException {
+    return jobManagerCommands.get(i).start(i == 0 ? "flink-jobmanager" : "flink-jobmanager-" + i,
+        dir.resolve(i == 0 ? "jobmanager.log" : "jobmanager-" + i + ".log"));
+  }
+
+  /**
+   * Stops JobManager {@code i} as an operator does (SIGTERM; a leader's jobs are suspended, not cancelled, and a
+   * standby recovers them) and starts it again on its ports; returns once its REST API answers (as a standby, when
+   * another leads).
+   */
+  public void restartJobManager(int i, Duration readyTimeout) throws IOException, InterruptedException {
+    jobManagers.get(i).stop(Duration.ofSeconds(30));
+    ChildProcess jobManager = launchJobManager(i);
+    jobManagers.set(i, jobManager);
+    String rest = "http://127.0.0.1:" + restPorts.get(i) + "/config";
+    jobManager.awaitReady(readyTimeout, () -> {
+      try {
+        // Any answer: a standby's endpoint answers too, with an error until it leads.
+        http.send(HttpRequest.newBuilder(URI.create(rest)).timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse.BodyHandlers.discarding());
+        return true;
+      } catch (IOException notYet) {
+        return false;
+      }
+    });
   }
 
   private static JavaCommand command(String main, String classpath, List<String> jvmOptions, String heap, Path config) {

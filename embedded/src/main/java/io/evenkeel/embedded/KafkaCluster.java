@@ -5,8 +5,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 
 /**
  * A KRaft Kafka cluster of several nodes, each a broker and a member of the controller quorum in its own JVM, on free
@@ -64,10 +70,41 @@ public final class KafkaCluster implements AutoCloseable {
     brokers.get(i).process().kill();
   }
 
+  /** Stops node {@code i} as an operator does (SIGTERM: a controlled shutdown moves its leaders first). */
+  public void stop(int i) throws InterruptedException {
+    brokers.get(i).close();
+  }
+
   /** Starts node {@code i} again on its ports and data, and waits until it serves. */
   public KafkaBroker restart(int i) throws IOException, InterruptedException {
     brokers.set(i, builders.get(i).start());
     return brokers.get(i);
+  }
+
+  /**
+   * Waits until every partition of every topic has all its replicas in sync, at most {@code timeout}: a node started
+   * again has caught up, and the next may stop without a partition falling below {@code min.insync.replicas}.
+   */
+  public void awaitFullyReplicated(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000))) {
+      while (true) {
+        Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names()
+            .get(10, TimeUnit.SECONDS);
+        List<String> behind = new ArrayList<>();
+        admin.describeTopics(topics).allTopicNames().get(10, TimeUnit.SECONDS).values().forEach(topic ->
+            topic.partitions().stream().filter(p -> p.isr().size() < p.replicas().size())
+                .forEach(p -> behind.add(topic.name() + "-" + p.partition())));
+        if (behind.isEmpty()) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IOException("partitions still under-replicated after " + timeout + ": " + behind);
+        }
+        Thread.sleep(250);
+      }
+    }
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.evenkeel.benchmarks.experiments;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.evenkeel.benchmarks.peer.EvenkeelPeer;
+import io.evenkeel.benchmarks.peer.SqlEndpoint;
 import io.evenkeel.schemas.ChangeOp;
 import io.evenkeel.schemas.TransactionLogChange;
 import java.io.IOException;
@@ -27,7 +27,7 @@ public final class SearchableWatch implements AutoCloseable {
   private static final long STALE_COUNT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** A probe: sent at {@code sentNanos}, found {@code delayNanos} later, or not found by then when {@code !found}. */
-  record Probe(long sentNanos, long delayNanos, boolean found) {}
+  public record Probe(long sentNanos, long delayNanos, boolean found) {}
 
   /** {@code COUNT(*)} of the table at {@code nanos}. */
   public record Count(long nanos, long rows) {
@@ -48,7 +48,7 @@ public final class SearchableWatch implements AutoCloseable {
     }
   }
 
-  private final EvenkeelPeer stack;
+  private final SqlEndpoint stack;
   private final int probeEvery;
   private final ConcurrentSkipListMap<Long, Long> pending = new ConcurrentSkipListMap<>();
   private final List<Probe> probes = new ArrayList<>();
@@ -60,7 +60,7 @@ public final class SearchableWatch implements AutoCloseable {
   private long cursor = Long.MIN_VALUE;
   private volatile String failure;
 
-  SearchableWatch(EvenkeelPeer stack, int probeEvery) {
+  public SearchableWatch(SqlEndpoint stack, int probeEvery) {
     this.stack = stack;
     this.probeEvery = probeEvery;
     this.poller = new Thread(this::poll, "searchable-watch");
@@ -69,7 +69,7 @@ public final class SearchableWatch implements AutoCloseable {
   }
 
   /** The replayer's listener: counts new rows and takes every {@code probeEvery}th as a probe. */
-  void sent(TransactionLogChange change, long nanos) {
+  public void sent(TransactionLogChange change, long nanos) {
     if (change.getOp() != ChangeOp.INSERT) {
       return;
     }
@@ -88,7 +88,7 @@ public final class SearchableWatch implements AutoCloseable {
   }
 
   /** Waits until every probe is found or {@code maxNanos} have passed. */
-  void awaitProbes(long maxNanos) throws InterruptedException {
+  public void awaitProbes(long maxNanos) throws InterruptedException {
     long deadline = System.nanoTime() + maxNanos;
     while (!pending.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(100);
@@ -194,13 +194,13 @@ public final class SearchableWatch implements AutoCloseable {
     }
   }
 
-  List<Probe> probes() {
+  public List<Probe> probes() {
     synchronized (probes) {
       return List.copyOf(probes);
     }
   }
 
-  List<Count> counts() {
+  public List<Count> counts() {
     synchronized (counts) {
       return List.copyOf(counts);
     }

@@ -2,7 +2,6 @@ package io.evenkeel.benchmarks.peer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.evenkeel.cluster.client.ClusterClient;
 import io.evenkeel.cluster.placement.ShardAddress;
 import io.evenkeel.cluster.state.ClusterStateClient;
@@ -15,10 +14,6 @@ import io.evenkeel.schemas.ShardCopies;
 import io.evenkeel.schemas.shard.ShardStats;
 import io.evenkeel.schemas.shard.StatsRequest;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,15 +29,14 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Evenkeel as a user runs it: {@code bin/evenkeel local --no-replay} on free loopback ports with its own data
  * directory, {@code bin/evenkeel load FILE --wait}, and SQL over HTTP to the query service.
  */
-public final class EvenkeelPeer implements AutoCloseable {
+public final class EvenkeelPeer implements SqlEndpoint, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(240);
 
   private final Path repo;
   private final Path dataDir;
   private final ChildProcess stack;
-  private final String sqlUrl;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final SqlOverHttp sql;
 
   private final int basePort;
 
@@ -51,7 +45,7 @@ public final class EvenkeelPeer implements AutoCloseable {
     this.dataDir = dataDir;
     this.stack = stack;
     this.basePort = basePort;
-    this.sqlUrl = "http://127.0.0.1:" + (basePort + 4) + "/sql";
+    this.sql = new SqlOverHttp("http://127.0.0.1:" + (basePort + 4));
   }
 
   /**
@@ -163,23 +157,14 @@ public final class EvenkeelPeer implements AutoCloseable {
     return new Answer(answer.path("rows").size(), answer.path("took_ms").asDouble());
   }
 
-  /** The rows a query returns (the service's JSON {@code rows}); throws with the answer when it is not 200. */
-  public JsonNode rows(String sql, List<Object> params) throws IOException, InterruptedException {
-    return answer(sql, params).path("rows");
+  @Override
+  public JsonNode rows(String query, List<Object> params) throws IOException, InterruptedException {
+    return sql.rows(query, params);
   }
 
   /** The service's whole JSON answer (rows, took_ms, shards); throws with the answer when it is not 200. */
-  public JsonNode answer(String sql, List<Object> params) throws IOException, InterruptedException {
-    ObjectNode body = JSON.createObjectNode().put("sql", sql);
-    params.forEach(body.putArray("params")::addPOJO);
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(sqlUrl))
-        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      String said = "POST /sql -> " + response.statusCode() + ": " + response.body() + "\n" + sql + " " + params;
-      throw BusyException.isBusy(response.statusCode()) ? new BusyException(said) : new IOException(said);
-    }
-    return JSON.readTree(response.body());
+  public JsonNode answer(String query, List<Object> params) throws IOException, InterruptedException {
+    return sql.answer(query, params);
   }
 
   /** The local stack's processes (the launcher and its children), for CPU accounting. */

@@ -1,0 +1,99 @@
+package io.evenkeel.benchmarks.rehearsal;
+
+import io.evenkeel.benchmarks.experiments.SearchableWatch;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One fault of the rehearsal under its steady load, and what a user saw of it. The fault stands for {@code observe}
+ * at least, and until a row sent after it is found by SQL; then the repair runs (the lost process started again).
+ * A row's write-to-searchable delay runs from its send until SQL finds it: the longest of the rows sent while the
+ * fault stood is how long ingest stalled because of it; the longest of those sent during the repair, what the repair
+ * cost (a server rejoining, copies moving back).
+ *
+ * @param name what was done
+ * @param faultStallSeconds the longest delay of a row sent while the fault stood; NaN without a fault
+ * @param repairStallSeconds the longest delay of a row sent during the repair
+ * @param queryGapSeconds the longest time without an answered query, from the fault to the end of the repair
+ * @param tookSeconds from the fault to the end of the repair
+ */
+public record Drill(String name, double faultStallSeconds, double repairStallSeconds, double queryGapSeconds,
+    double tookSeconds) {
+  private static final long FOUND_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(3);
+
+  /** A step of a drill that may fail. */
+  public interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code fault}, lets it stand for {@code observe} and until a row sent after it is found (at most 3 minutes),
+   * runs {@code repair}, waits until a row sent after the repair is found, and measures. Without a fault (null) the
+   * repair is the drill (a rolling restart).
+   */
+  public static Drill run(String name, SearchableWatch watch, Duration observe, Step fault, Step repair)
+      throws Exception {
+    long at = System.nanoTime();
+    if (fault != null) {
+      fault.run();
+      awaitFoundAfter(watch, at);
+      long rest = at + observe.toNanos() - System.nanoTime();
+      if (rest > 0) {
+        TimeUnit.NANOSECONDS.sleep(rest);
+      }
+    }
+    long repairing = System.nanoTime();
+    repair.run();
+    long repaired = System.nanoTime();
+    awaitFoundAfter(watch, repaired);
+    List<SearchableWatch.Probe> probes = watch.probes();
+    return new Drill(name, fault == null ? Double.NaN : longestDelay(probes, at, repairing),
+        longestDelay(probes, repairing, repaired), longestGap(watch.counts(), at, repaired) / 1e9,
+        (repaired - at) / 1e9);
+  }
+
+  /** The longest delay, in seconds, of the probes sent in [{@code from}, {@code to}). */
+  private static double longestDelay(List<SearchableWatch.Probe> probes, long from, long to) {
+    return probes.stream().filter(probe -> probe.sentNanos() >= from && probe.sentNanos() < to)
+        .mapToLong(SearchableWatch.Probe::delayNanos).max().orElse(0) / 1e9;
+  }
+
+  /** When the first probe sent at or after {@code since} was found, once one is (empty after 3 minutes). */
+  public static Optional<Long> awaitFoundAfter(SearchableWatch watch, long since) throws InterruptedException {
+    long deadline = System.nanoTime() + FOUND_TIMEOUT_NANOS;
+    while (System.nanoTime() < deadline) {
+      Optional<Long> found = watch.probes().stream().filter(probe -> probe.found() && probe.sentNanos() >= since)
+          .map(probe -> probe.sentNanos() + probe.delayNanos()).min(Long::compare);
+      if (found.isPresent()) {
+        return found;
+      }
+      Thread.sleep(100);
+    }
+    return Optional.empty();
+  }
+
+  /** The longest time in [{@code from}, {@code to}] between two answered counts (or an end and the nearest one). */
+  static long longestGap(List<SearchableWatch.Count> counts, long from, long to) {
+    long last = from;
+    long longest = 0;
+    for (SearchableWatch.Count count : counts) {
+      if (count.nanos() < from) {
+        continue;
+      }
+      longest = Math.max(longest, count.nanos() - last);
+      if (count.nanos() > to) {
+        return longest;
+      }
+      last = count.nanos();
+    }
+    return Math.max(longest, to - last);
+  }
+
+  /** Seconds with one decimal, or a dash for none. */
+  static String seconds(double value) {
+    return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%.1f", value);
+  }
+}

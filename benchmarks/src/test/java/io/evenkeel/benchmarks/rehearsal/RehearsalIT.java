@@ -1,0 +1,55 @@
+package io.evenkeel.benchmarks.rehearsal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.evenkeel.benchmarks.experiments.SearchableWatch;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The three-host rehearsal under a steady load of new rows with {@code acks=all}: the ZooKeeper ensemble's leader
+ * killed under the ingest job, the shard servers and the query service; a shard server killed; then every process
+ * restarted in turn. Ingest resumes within 15 s of each kill, and SQL finds every row Kafka acknowledged exactly once.
+ * (The task manager, the JobManager and a Kafka node are drilled alone in the ingest job's own tests.)
+ */
+class RehearsalIT {
+  private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
+  /** How long each fault stands before its repair. */
+  private static final Duration OBSERVE = Duration.ofSeconds(15);
+
+  @TempDir Path dir;
+
+  @Test
+  void threeHostsLoseNoAcknowledgedRowToALostZooKeeperServerOrShardServerOrARollingRestart() throws Exception {
+    try (Rehearsal rehearsal = Rehearsal.start(REPO, dir, System.out);
+        SearchableWatch watch = new SearchableWatch(rehearsal, 20);
+        SteadyLoad load = new SteadyLoad(rehearsal.bootstrapServers(), Rehearsal.TOPIC, 7, 200, 0, 300,
+            watch::sent)) {
+      // The pipeline's first rows wait for its first writes: the drills start once rows flow.
+      Thread.sleep(10_000);
+      assertThat(Drill.awaitFoundAfter(watch, System.nanoTime())).as("rows flowing before the drills").isPresent();
+      Drill zooKeeper = RehearsalDrills.zooKeeperLeader(rehearsal, watch, OBSERVE);
+      System.out.println(zooKeeper);
+      assertThat(zooKeeper.faultStallSeconds()).as("ingest stalled by the ZooKeeper leader's loss").isLessThan(15);
+      assertThat(zooKeeper.queryGapSeconds()).as("queries unanswered after the ZooKeeper leader's loss")
+          .isLessThan(15);
+
+      Drill shardServer = RehearsalDrills.shardServer(rehearsal, watch, OBSERVE);
+      System.out.println(shardServer);
+      assertThat(shardServer.faultStallSeconds()).as("ingest stalled by a shard server's loss").isLessThan(15);
+
+      Drill rolling = RehearsalDrills.rollingRestart(rehearsal, watch);
+      System.out.println(rolling);
+
+      load.stop();
+      LoadedRows rows = LoadedRows.await(rehearsal, load, Duration.ofSeconds(90));
+      System.out.println(rows);
+      assertThat(rows.failedSends()).as("sends Kafka refused").isZero();
+      assertThat(rows.acknowledged()).isEqualTo(load.sent()).isPositive();
+      assertThat(rows.lost()).as("acknowledged rows SQL does not find").isZero();
+      assertThat(rows.duplicated()).as("rows SQL finds twice").isZero();
+    }
+  }
+}
