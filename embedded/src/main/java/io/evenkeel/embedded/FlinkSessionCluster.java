@@ -26,6 +26,17 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private static final Pattern TASK_MANAGERS = Pattern.compile("\"taskmanagers\"\\s*:\\s*(\\d+)");
   private static final String JOB_MANAGER = "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
   private static final String TASK_MANAGER = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+  /** How a cluster spreads a job, whatever its high availability (docker/compose.yaml's cluster sets it too). */
+  public static final List<String> PLACEMENT = List.of(
+      // A job's slots spread over the task managers: a lost one takes part of every job, not all of one.
+      "taskmanager.load-balance.mode: SLOTS");
+  /** How a cluster in ZooKeeper high availability fails over (docker/compose.yaml's cluster sets it too). */
+  public static final List<String> HIGH_AVAILABILITY = List.of(
+      // A JobManager whose ZooKeeper server is lost moves its session to another server of the ensemble; without
+      // this it gives up its leadership at the first lost connection, and every job restarts.
+      "high-availability.zookeeper.client.tolerate-suspended-connections: true",
+      // A killed leader leads until ZooKeeper expires its session: 15 s, not Flink's 60.
+      "high-availability.zookeeper.client.session-timeout: 15000");
 
   private final Path dir;
   private final String classpath;
@@ -85,20 +96,18 @@ public final class FlinkSessionCluster implements AutoCloseable {
         "taskmanager.memory.jvm-overhead.min: 192m",
         "taskmanager.memory.jvm-overhead.max: 192m",
         "io.tmp.dirs: " + dir.resolve("tmp").toAbsolutePath(),
-        // A lost task manager is noticed by its heartbeat within seconds, not the default 50.
+        // A lost task manager is noticed by its heartbeat within seconds, not the default 50 (compose.yaml keeps
+        // Flink's: a long pause of a busy host there does not restart the job).
         "heartbeat.interval: 1000",
         "heartbeat.timeout: 5000"));
+    common.addAll(PLACEMENT);
     if (zookeeper != null) {
       common.addAll(List.of(
           "high-availability.type: zookeeper",
           "high-availability.zookeeper.quorum: " + zookeeper,
           "high-availability.zookeeper.path.root: /flink",
-          "high-availability.storageDir: " + dir.resolve("ha").toAbsolutePath().toUri(),
-          // A JobManager whose ZooKeeper server is lost moves its session to another server of the ensemble; without
-          // this it gives up its leadership at the first lost connection, and every job restarts.
-          "high-availability.zookeeper.client.tolerate-suspended-connections: true",
-          // A killed leader leads until ZooKeeper expires its session: 15 s, not Flink's 60.
-          "high-availability.zookeeper.client.session-timeout: 15000"));
+          "high-availability.storageDir: " + dir.resolve("ha").toAbsolutePath().toUri()));
+      common.addAll(HIGH_AVAILABILITY);
     }
     FlinkSessionCluster cluster = new FlinkSessionCluster(dir, String.join(File.pathSeparator, jars),
         List.copyOf(jvmOptions));
@@ -169,9 +178,16 @@ public final class FlinkSessionCluster implements AutoCloseable {
     });
   }
 
+  /**
+   * A JobManager logs at INFO (leadership, job recoveries and restarts, what a failover drill is read by), a task
+   * manager at WARN; both with the time of day.
+   */
   private static JavaCommand command(String main, String classpath, List<String> jvmOptions, String heap, Path config) {
     return JavaCommand.mainClass(main).classpath(classpath).classData(null).heap(heap).jvmOptions(jvmOptions)
-        .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn").args("--configDir", config.toString());
+        .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + (main.equals(JOB_MANAGER) ? "info" : "warn"))
+        .jvmOption("-Dorg.slf4j.simpleLogger.showDateTime=true")
+        .jvmOption("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
+        .args("--configDir", config.toString());
   }
 
   /** Starts one more task manager; it registers with the JobManager on its own. */

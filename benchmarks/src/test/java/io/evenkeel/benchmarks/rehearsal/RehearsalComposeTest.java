@@ -2,6 +2,7 @@ package io.evenkeel.benchmarks.rehearsal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.evenkeel.embedded.FlinkSessionCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,9 +66,9 @@ class RehearsalComposeTest {
     String properties = (String) ((Map<?, ?>) services.get("jobmanager").get("environment")).get("FLINK_PROPERTIES");
     assertThat(properties).contains("taskmanager.numberOfTaskSlots: " + Rehearsal.TASK_SLOTS)
         .contains("parallelism.default: " + Rehearsal.PARALLELISM)
-        .contains("high-availability.type: zookeeper")
-        .contains("high-availability.zookeeper.client.tolerate-suspended-connections: true")
-        .contains("high-availability.zookeeper.client.session-timeout: 15000");
+        .contains("high-availability.type: zookeeper");
+    assertThat(properties.lines().map(String::strip).toList()).as("the rehearsal's cluster settings")
+        .containsAll(FlinkSessionCluster.PLACEMENT).containsAll(FlinkSessionCluster.HIGH_AVAILABILITY);
     List<String> job = words(services.get("jobmanager").get("command"));
     assertThat(flagNames(job.subList(job.indexOf("--bootstrap-servers"), job.size())))
         .as("the job's flags").containsExactlyInAnyOrderElementsOf(flagNames(rehearsalJobFlags()));
