@@ -76,7 +76,6 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
   private ChildProcess queryService;
   private CuratorFramework clusterStateConnection;
   private ClusterStateClient clusterState;
-  private String job;
   /** The JobManager leading now: the first leads first; a stopped or killed leader's standby leads after it. */
   private int leadingJobManager;
 
@@ -133,7 +132,7 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
     step("shard servers", SHARD_SERVERS + " servers, " + SHARDS + " shards, " + REPLICAS + " replica each", since);
     since = System.nanoTime();
     queryService = launchQueryService();
-    job = submit();
+    String job = submit();
     awaitQueryService();
     step("ingest job", "job " + job + " on " + flink.restUrl(), since);
     step("query service", queryServiceUrl() + "/sql", started);
@@ -266,11 +265,6 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
 
   public FlinkSessionCluster flink() {
     return flink;
-  }
-
-  /** The ingest job's id on the Flink cluster. */
-  public String job() {
-    return job;
   }
 
   /** Kills the leading JobManager with SIGKILL; its standby leads next. */
