@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class CdcProgress implements AutoCloseable {
   private static final SingleObjectCodec<CdcPosition> CODEC = SingleObjectCodec.of(CdcPosition.class);
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration EXISTS_WAIT = Duration.ofSeconds(1);
   /** Positions kept per topic: at the runner's pace (a batch at most every 50 ms) the last several seconds. */
   static final int HISTORY = 128;
   /** Change topics tracked at once; the least recently asked is forgotten. */
@@ -72,7 +75,7 @@ final class CdcProgress implements AutoCloseable {
   private Progress read(String changeTopic, Progress known) {
     String topic = SourcePosition.topicOf(changeTopic);
     KafkaConsumer<byte[], byte[]> reader = consumer();
-    if (known == null && reader.partitionsFor(topic, READ_TIMEOUT).isEmpty()) {
+    if (known == null && !exists(reader, topic)) {
       throw new IllegalArgumentException("no CDC runner publishes positions for that topic (" + topic
           + " does not exist); name the change topic of bin/evenkeel cdc, <prefix>.<database>.<table>");
     }
@@ -107,6 +110,21 @@ final class CdcProgress implements AutoCloseable {
     }
     topics.put(changeTopic, progress);
     return progress;
+  }
+
+  /**
+   * Whether {@code topic} exists. A topic just made can be missing for a moment from the metadata a broker gives a
+   * consumer, so a missing one is asked for again for {@link #EXISTS_WAIT} before it counts as missing.
+   */
+  private static boolean exists(KafkaConsumer<byte[], byte[]> reader, String topic) {
+    long deadline = System.nanoTime() + EXISTS_WAIT.toNanos();
+    while (reader.partitionsFor(topic, READ_TIMEOUT).isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+    }
+    return true;
   }
 
   private static CdcPosition decode(String topic, byte[] value) {
