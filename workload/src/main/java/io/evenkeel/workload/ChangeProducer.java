@@ -4,6 +4,7 @@ import io.evenkeel.schemas.TransactionLogChange;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -22,12 +23,17 @@ public final class ChangeProducer implements AutoCloseable {
   private final String topic;
   private final KafkaProducer<byte[], byte[]> producer;
   private final AtomicReference<Exception> failure = new AtomicReference<>();
+  private final AtomicLong acknowledged = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
 
   public ChangeProducer(String bootstrapServers, String topic, String clientId, int batchBytes) {
     this(bootstrapServers, new Properties(), topic, clientId, batchBytes);
   }
 
-  /** With {@code clientProperties} besides the address (a secured broker's SASL settings). */
+  /**
+   * With {@code clientProperties} besides the address (a secured broker's SASL settings, {@code acks}, timeouts, a
+   * linger of its own).
+   */
   public ChangeProducer(String bootstrapServers, Properties clientProperties, String topic, String clientId,
       int batchBytes) {
     this.bootstrapServers = bootstrapServers;
@@ -35,7 +41,7 @@ public final class ChangeProducer implements AutoCloseable {
     Properties properties = new Properties();
     properties.putAll(clientProperties);
     properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    properties.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    properties.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 10);
     properties.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);
     properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
@@ -44,7 +50,10 @@ public final class ChangeProducer implements AutoCloseable {
   public void send(TransactionLogChange change) {
     byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
     producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
-      if (e != null) {
+      if (e == null) {
+        acknowledged.incrementAndGet();
+      } else {
+        failed.incrementAndGet();
         failure.compareAndSet(null, e);
       }
     });
@@ -53,6 +62,21 @@ public final class ChangeProducer implements AutoCloseable {
   /** Whether a send has failed: stop sending. */
   public boolean failed() {
     return failure.get() != null;
+  }
+
+  /** Changes Kafka acknowledged so far. */
+  public long acknowledged() {
+    return acknowledged.get();
+  }
+
+  /** Changes whose send failed so far: Kafka may or may not hold them. */
+  public long failedSends() {
+    return failed.get();
+  }
+
+  /** The first failed send's cause, or null. */
+  public Exception firstFailure() {
+    return failure.get();
   }
 
   /** Waits until Kafka has every change sent; throws the first failure. */

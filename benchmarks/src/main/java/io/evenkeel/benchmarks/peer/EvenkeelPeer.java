@@ -141,12 +141,22 @@ public final class EvenkeelPeer implements SqlEndpoint, AutoCloseable {
 
   /** Runs {@code bin/evenkeel load FILE --wait}: returns once every row is searchable, or throws with its output. */
   public void loadAndWait(Path rows) throws IOException, InterruptedException {
-    Process load = new ProcessBuilder(repo.resolve("bin/evenkeel").toString(), "load", rows.toString(), "--wait",
-        "--data-dir", dataDir.toString()).redirectErrorStream(true).start();
-    String output = new String(load.getInputStream().readAllBytes());
-    if (load.waitFor() != 0) {
-      throw new IOException("bin/evenkeel load exited with " + load.exitValue() + ":\n" + output);
+    run(repo, List.of("load", rows.toString(), "--wait", "--data-dir", dataDir.toString()));
+  }
+
+  /**
+   * Runs {@code bin/evenkeel args} of the checkout at {@code repo} and returns its output once it exits, or throws
+   * with that output when it fails.
+   */
+  public static String run(Path repo, List<String> args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString()));
+    command.addAll(args);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes());
+    if (process.waitFor() != 0) {
+      throw new IOException("bin/evenkeel " + args.get(0) + " exited with " + process.exitValue() + ":\n" + output);
     }
+    return output;
   }
 
   /** A query's row count and the service's own time for it ({@code took_ms}). */

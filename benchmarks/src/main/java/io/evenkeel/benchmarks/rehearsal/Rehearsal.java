@@ -1,6 +1,7 @@
 package io.evenkeel.benchmarks.rehearsal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.evenkeel.benchmarks.peer.EvenkeelPeer;
 import io.evenkeel.benchmarks.peer.SqlEndpoint;
 import io.evenkeel.benchmarks.peer.SqlOverHttp;
 import io.evenkeel.cluster.state.ClusterState;
@@ -172,14 +173,12 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
 
   /** {@code bin/evenkeel submit} of the job's jar with the flags of compose.yaml's job; returns the job's id. */
   private String submit() throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString(), "submit",
-        "--flink-rest", flink.restUrl(), "--"));
-    command.addAll(jobFlags(kafka.bootstrapServers(), zookeeper.connectString(), dir.resolve("checkpoints")));
-    Process submit = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String said = new String(submit.getInputStream().readAllBytes());
+    List<String> args = new ArrayList<>(List.of("submit", "--flink-rest", flink.restUrl(), "--"));
+    args.addAll(jobFlags(kafka.bootstrapServers(), zookeeper.connectString(), dir.resolve("checkpoints")));
+    String said = EvenkeelPeer.run(repo, args);
     Matcher submitted = SUBMITTED.matcher(said);
-    if (submit.waitFor() != 0 || !submitted.find()) {
-      throw new IOException("bin/evenkeel submit exited with " + submit.exitValue() + ":\n" + said);
+    if (!submitted.find()) {
+      throw new IOException("bin/evenkeel submit named no running job:\n" + said);
     }
     return submitted.group(1);
   }

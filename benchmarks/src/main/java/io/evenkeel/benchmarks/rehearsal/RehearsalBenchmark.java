@@ -125,15 +125,10 @@ public final class RehearsalBenchmark implements Callable<Integer> {
 
   /** {@code bin/evenkeel load FILE --wait} with {@code target}'s flags; docs per second to searchable. */
   private double timedLoad(Path file, String... target) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(repo.resolve("bin/evenkeel").toString(), "load",
-        file.toString(), "--wait"));
-    command.addAll(List.of(target));
+    List<String> args = new ArrayList<>(List.of("load", file.toString(), "--wait"));
+    args.addAll(List.of(target));
     long started = System.nanoTime();
-    Process load = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String said = new String(load.getInputStream().readAllBytes());
-    if (load.waitFor() != 0) {
-      throw new IOException("bin/evenkeel load exited with " + load.exitValue() + ":\n" + said);
-    }
+    EvenkeelPeer.run(repo, args);
     double docsPerSecond = rows / ((System.nanoTime() - started) / 1e9);
     System.out.printf(Locale.ROOT, "  load --wait of %,d rows: %,.0f docs/s%n", rows, docsPerSecond);
     return docsPerSecond;

@@ -1,18 +1,12 @@
 package io.evenkeel.benchmarks.rehearsal;
 
 import io.evenkeel.schemas.TransactionLogChange;
-import io.evenkeel.schemas.codec.SingleObjectCodec;
+import io.evenkeel.workload.ChangeProducer;
 import io.evenkeel.workload.RowGenerator;
-import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ObjLongConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * New rows at a steady rate into the ingest topic, as a producer of a deployment writes them: {@code acks=all}
@@ -22,18 +16,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * sent (a {@code SearchableWatch} takes probes from them).
  */
 public final class SteadyLoad implements AutoCloseable {
-  private static final SingleObjectCodec<TransactionLogChange> CHANGES =
-      SingleObjectCodec.of(TransactionLogChange.class);
-
-  private final KafkaProducer<byte[], byte[]> producer;
-  private final String topic;
+  private final ChangeProducer producer;
   private final RowGenerator rows;
   private final long firstRowId;
   private final double perSecond;
   private final ObjLongConsumer<TransactionLogChange> listener;
-  private final AtomicLong acknowledged = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
-  private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
   private final Thread sender;
   private volatile boolean stopping;
   private volatile long sent;
@@ -42,15 +29,13 @@ public final class SteadyLoad implements AutoCloseable {
   public SteadyLoad(String bootstrapServers, String topic, long seed, int tenants, long firstRowId, double perSecond,
       ObjLongConsumer<TransactionLogChange> listener) {
     Properties properties = new Properties();
-    properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     properties.put(ProducerConfig.ACKS_CONFIG, "all");
     properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     properties.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
     properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 120_000);
-    properties.put(ProducerConfig.CLIENT_ID_CONFIG, "rehearsal-load");
-    this.producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-    this.topic = topic;
+    // Kafka's default batch size.
+    this.producer = new ChangeProducer(bootstrapServers, properties, topic, "rehearsal-load", 16 * 1024);
     this.rows = new RowGenerator(seed, tenants, 1.0);
     this.firstRowId = firstRowId;
     this.perSecond = perSecond;
@@ -64,16 +49,8 @@ public final class SteadyLoad implements AutoCloseable {
     long started = System.nanoTime();
     for (long n = 0; !stopping; n++) {
       TransactionLogChange change = TransactionLogChange.newBuilder(rows.next()).setRowId(firstRowId + n).build();
-      byte[] key = (change.getTenantId() + ":" + change.getRowId()).getBytes(StandardCharsets.UTF_8);
       long now = System.nanoTime();
-      producer.send(new ProducerRecord<>(topic, key, CHANGES.encode(change)), (written, e) -> {
-        if (e == null) {
-          acknowledged.incrementAndGet();
-        } else {
-          failed.incrementAndGet();
-          firstFailure.compareAndSet(null, e);
-        }
-      });
+      producer.send(change);
       sent = n + 1;
       listener.accept(change, now);
       long ahead = (long) ((n + 1) * 1e9 / perSecond) - (System.nanoTime() - started);
@@ -91,7 +68,11 @@ public final class SteadyLoad implements AutoCloseable {
   public void stop() throws InterruptedException {
     stopping = true;
     sender.join();
-    producer.flush();
+    try {
+      producer.flush();
+    } catch (IllegalStateException failedSends) {
+      // Counted: failed() and firstFailure() say how many and why.
+    }
   }
 
   /** The first row id sent; the rows sent have ids {@code firstRowId() .. firstRowId() + sent() - 1}. */
@@ -105,17 +86,17 @@ public final class SteadyLoad implements AutoCloseable {
 
   /** Rows Kafka acknowledged (written to {@code min.insync.replicas} nodes). */
   public long acknowledged() {
-    return acknowledged.get();
+    return producer.acknowledged();
   }
 
   /** Rows whose send failed: Kafka may or may not hold them. */
   public long failed() {
-    return failed.get();
+    return producer.failedSends();
   }
 
   /** The first failed send's cause, or null. */
   public Exception firstFailure() {
-    return firstFailure.get();
+    return producer.firstFailure();
   }
 
   @Override
