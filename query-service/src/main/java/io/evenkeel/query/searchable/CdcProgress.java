@@ -10,12 +10,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -24,7 +31,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * whatever the number of callers, the last {@link #HISTORY} kept. A wait uses the earliest position that reaches the
  * point it names: its offsets are the fewest to wait for (changes after the point, and a dead letter among them,
  * do not hold it). The consumer is made on first use: a service no one asks by binlog position never reads these
- * topics.
+ * topics. Whether a runner publishes to a topic at all is asked outside the lock ({@link #requireRunner}), so a
+ * caller naming topics that do not exist delays no one else's wait.
  */
 final class CdcProgress implements AutoCloseable {
   private static final SingleObjectCodec<CdcPosition> CODEC = SingleObjectCodec.of(CdcPosition.class);
@@ -34,6 +42,8 @@ final class CdcProgress implements AutoCloseable {
   static final int HISTORY = 128;
   /** Change topics tracked at once; the least recently asked is forgotten. */
   private static final int MAX_TOPICS = 16;
+  /** Missing positions topics remembered at once; a caller naming many different ones only empties the list. */
+  private static final int MAX_MISSING = 1_024;
 
   /** What is known of one positions topic. */
   private static final class Progress {
@@ -46,6 +56,11 @@ final class CdcProgress implements AutoCloseable {
   private final Properties kafka;
   private final Map<String, Progress> topics = new LinkedHashMap<>(16, 0.75f, true);
   private KafkaConsumer<byte[], byte[]> consumer;
+  /** Positions topics seen to exist. */
+  private final Set<String> existing = ConcurrentHashMap.newKeySet();
+  /** Positions topics found missing, to when they count as missing without asking again. */
+  private final Map<String, Long> missingUntil = new ConcurrentHashMap<>();
+  private volatile Admin admin;
 
   CdcProgress(Properties kafka) {
     this.kafka = kafka;
@@ -56,8 +71,8 @@ final class CdcProgress implements AutoCloseable {
 
   /**
    * The earliest known position of {@code changeTopic}'s runner that reaches {@code wanted}, or else its latest,
-   * read no longer than {@link WrittenOffsets#MAX_AGE} ago. Throws {@link IllegalArgumentException} when no CDC
-   * runner publishes to that topic or the positions cannot be compared with {@code wanted}.
+   * read no longer than {@link WrittenOffsets#MAX_AGE} ago, for a topic {@link #requireRunner} has let pass. Throws
+   * {@link IllegalArgumentException} when the positions cannot be compared with {@code wanted}.
    */
   synchronized Look look(String changeTopic, SourcePosition wanted) {
     Progress progress = topics.get(changeTopic);
@@ -75,10 +90,6 @@ final class CdcProgress implements AutoCloseable {
   private Progress read(String changeTopic, Progress known) {
     String topic = SourcePosition.topicOf(changeTopic);
     KafkaConsumer<byte[], byte[]> reader = consumer();
-    if (known == null && !exists(reader, topic)) {
-      throw new IllegalArgumentException("no CDC runner publishes positions for that topic (" + topic
-          + " does not exist); name the change topic of bin/evenkeel cdc, <prefix>.<database>.<table>");
-    }
     Progress progress = known != null ? known : new Progress();
     TopicPartition partition = new TopicPartition(topic, 0);
     reader.assign(List.of(partition));
@@ -113,18 +124,67 @@ final class CdcProgress implements AutoCloseable {
   }
 
   /**
-   * Whether {@code topic} exists. A topic just made can be missing for a moment from the metadata a broker gives a
-   * consumer, so a missing one is asked for again for {@link #EXISTS_WAIT} before it counts as missing.
+   * Throws {@link IllegalArgumentException} unless a CDC runner publishes positions for {@code changeTopic}: its
+   * positions topic exists. A topic just made can be missing for a moment from a broker's metadata, so a missing one
+   * is asked for again for {@link #EXISTS_WAIT} before it counts as missing; then it counts as missing for as long
+   * again without asking. Runs in the caller's thread, holding no lock.
    */
-  private static boolean exists(KafkaConsumer<byte[], byte[]> reader, String topic) {
+  void requireRunner(String changeTopic) throws InterruptedException {
+    String topic = SourcePosition.topicOf(changeTopic);
+    if (existing.contains(topic)) {
+      return;
+    }
+    Long until = missingUntil.get(topic);
+    if (until == null || System.nanoTime() - until >= 0) {
+      if (exists(topic)) {
+        existing.add(topic);
+        missingUntil.remove(topic);
+        return;
+      }
+      if (missingUntil.size() >= MAX_MISSING) {
+        missingUntil.clear();
+      }
+      missingUntil.put(topic, System.nanoTime() + EXISTS_WAIT.toNanos());
+    }
+    throw new IllegalArgumentException("no CDC runner publishes positions for that topic (" + topic
+        + " does not exist); name the change topic of bin/evenkeel cdc, <prefix>.<database>.<table>");
+  }
+
+  private boolean exists(String topic) throws InterruptedException {
     long deadline = System.nanoTime() + EXISTS_WAIT.toNanos();
-    while (reader.partitionsFor(topic, READ_TIMEOUT).isEmpty()) {
+    while (true) {
+      try {
+        admin().describeTopics(List.of(topic)).allTopicNames().get(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+          throw new IllegalStateException("cannot ask Kafka whether " + topic + " exists: " + e.getCause(), e);
+        }
+      } catch (TimeoutException e) {
+        throw new IllegalStateException("cannot ask Kafka whether " + topic + " exists within "
+            + READ_TIMEOUT.toSeconds() + " s", e);
+      }
       if (System.nanoTime() > deadline) {
         return false;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
     }
-    return true;
+  }
+
+  private Admin admin() {
+    Admin made = admin;
+    if (made == null) {
+      synchronized (existing) {
+        made = admin;
+        if (made == null) {
+          Properties properties = new Properties();
+          properties.putAll(kafka);
+          properties.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "evenkeel-query-cdc-topics");
+          admin = made = Admin.create(properties);
+        }
+      }
+    }
+    return made;
   }
 
   private static CdcPosition decode(String topic, byte[] value) {
@@ -153,6 +213,9 @@ final class CdcProgress implements AutoCloseable {
   public synchronized void close() {
     if (consumer != null) {
       consumer.close(Duration.ofSeconds(5));
+    }
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
     }
   }
 }

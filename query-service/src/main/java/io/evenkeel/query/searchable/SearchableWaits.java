@@ -103,6 +103,11 @@ public final class SearchableWaits implements AutoCloseable {
       throw QueryException.invalid("name the CDC runner's change topic (topic=<prefix>.<database>.<table>): this "
           + "service runs without --cdc-topic");
     }
+    try {
+      cdc.requireRunner(topic);
+    } catch (IllegalArgumentException e) {
+      throw QueryException.invalid(e.getMessage());
+    }
     return waiting(() -> {
       while (true) {
         CdcProgress.Look look;

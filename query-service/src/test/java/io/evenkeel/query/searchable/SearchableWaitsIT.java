@@ -11,9 +11,15 @@ import io.evenkeel.schemas.change.SourcePosition;
 import io.evenkeel.schemas.codec.SingleObjectCodec;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -30,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Waits by a captured table's binlog position or GTID against a real broker: a position the CDC runner published (a
  * {@link CdcPosition} on the change topic's positions topic) must reach the point named, then the ingest job's written
  * offsets (a consumer group) the offsets published with the earliest such position; until then the answer says which
- * of the two is behind and by how much. Names that are no CDC runner's topic are 400s and create nothing.
+ * of the two is behind and by how much. Names that are no CDC runner's topic are 400s, create nothing and delay no
+ * other caller's wait.
  */
 class SearchableWaitsIT {
   private static final String CHANGES = "cdc.shop.orders";
@@ -144,6 +151,58 @@ class SearchableWaitsIT {
     try (Admin admin = Admin.create(client())) {
       assertThat(admin.listTopics().names().get()).doesNotContain("no.such.table",
           SourcePosition.topicOf("no.such.table"));
+    }
+  }
+
+  @Test
+  void callersNamingMissingTopicsDelayNoOneElse() throws Exception {
+    ExecutorService hostile = Executors.newFixedThreadPool(4);
+    AtomicBoolean attacking = new AtomicBoolean(true);
+    AtomicInteger refused = new AtomicInteger();
+    try (SearchableWaits waits = new SearchableWaits(WrittenOffsets.of(client(), WRITTEN), client(),
+        "transaction-logs", CHANGES, () -> {})) {
+      SourcePosition far = SourcePosition.binlog("binlog.999999:4");
+      waits.await(null, far, Duration.ZERO);
+      List<Future<?>> callers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int thread = t;
+        callers.add(hostile.submit(() -> {
+          for (int n = 0; attacking.get(); n++) {
+            try {
+              waits.await("missing." + thread + "." + n, far, Duration.ofSeconds(1));
+            } catch (QueryException e) {
+              refused.incrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      Thread.sleep(300);
+      long slowest = 0;
+      for (int i = 0; i < 20; i++) {
+        long started = System.nanoTime();
+        assertThat(waits.await(null, far, Duration.ZERO).cdcBehind()).isTrue();
+        slowest = Math.max(slowest, (System.nanoTime() - started) / 1_000_000);
+        Thread.sleep(100);
+      }
+      assertThat(slowest).as("a wait's longest answer while others name missing topics, ms").isLessThan(500);
+
+      attacking.set(false);
+      for (Future<?> caller : callers) {
+        caller.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(refused.get()).isGreaterThanOrEqualTo(4);
+
+      // A name just found missing is answered at once.
+      assertThatThrownBy(() -> waits.await("missing.again", far, Duration.ofSeconds(1)))
+          .hasMessageContaining("does not exist");
+      long started = System.nanoTime();
+      assertThatThrownBy(() -> waits.await("missing.again", far, Duration.ofSeconds(1)))
+          .hasMessageContaining("does not exist");
+      assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(200);
+    } finally {
+      attacking.set(false);
+      hostile.shutdownNow();
     }
   }
 }
