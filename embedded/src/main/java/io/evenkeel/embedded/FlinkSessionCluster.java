@@ -35,8 +35,8 @@ public final class FlinkSessionCluster implements AutoCloseable {
       // A JobManager whose ZooKeeper server is lost moves its session to another server of the ensemble; without
       // this it gives up its leadership at the first lost connection, and every job restarts.
       "high-availability.zookeeper.client.tolerate-suspended-connections: true",
-      // A killed leader leads until ZooKeeper expires its session: 15 s, not Flink's 60.
-      "high-availability.zookeeper.client.session-timeout: 15000");
+      // A killed leader leads until ZooKeeper expires its session: 10 s (as the shard servers'), not Flink's 60.
+      "high-availability.zookeeper.client.session-timeout: 10000");
 
   private final Path dir;
   private final String classpath;
@@ -179,12 +179,12 @@ public final class FlinkSessionCluster implements AutoCloseable {
   }
 
   /**
-   * A JobManager logs at INFO (leadership, job recoveries and restarts, what a failover drill is read by), a task
-   * manager at WARN; both with the time of day.
+   * Both roles log at INFO with the time of day, as Flink's distribution does: leadership, job recoveries and each
+   * task's deployment and initialization are what a failover drill is read by.
    */
   private static JavaCommand command(String main, String classpath, List<String> jvmOptions, String heap, Path config) {
     return JavaCommand.mainClass(main).classpath(classpath).classData(null).heap(heap).jvmOptions(jvmOptions)
-        .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + (main.equals(JOB_MANAGER) ? "info" : "warn"))
+        .jvmOption("-Dorg.slf4j.simpleLogger.defaultLogLevel=info")
         .jvmOption("-Dorg.slf4j.simpleLogger.showDateTime=true")
         .jvmOption("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
         .args("--configDir", config.toString());

@@ -10,17 +10,19 @@ import java.util.concurrent.TimeUnit;
 /**
  * One fault of the rehearsal under its steady load, and what a user saw of it. The fault stands for {@code observe}
  * at least, and until a row sent after it is found by SQL; then the repair runs (the lost process started again).
- * A row's write-to-searchable delay runs from its send until SQL finds it: the longest of the rows sent while the
- * fault stood is how long ingest stalled because of it; the longest of those sent during the repair, what the repair
- * cost (a server rejoining, copies moving back).
+ * A row's write-to-searchable delay runs from its send until SQL finds it. The first row sent after the fault that SQL
+ * finds tells when ingest resumed (the rows just after a fault come first in the backlog it left); the longest delay
+ * of the rows sent while the fault stood, how long until ingest had caught up with that backlog; the longest of those
+ * sent during the repair, what the repair cost (a server rejoining, copies moving back).
  *
  * @param name what was done
+ * @param resumedSeconds from the fault until a row sent after it was found by SQL; NaN without a fault
  * @param faultStallSeconds the longest delay of a row sent while the fault stood; NaN without a fault
  * @param repairStallSeconds the longest delay of a row sent during the repair
  * @param queryGapSeconds the longest time without an answered query, from the fault to the end of the repair
  * @param tookSeconds from the fault to the end of the repair
  */
-public record Drill(String name, double faultStallSeconds, double repairStallSeconds, double queryGapSeconds,
+public record Drill(String name, double resumedSeconds, double faultStallSeconds, double repairStallSeconds, double queryGapSeconds,
     double tookSeconds) {
   private static final long FOUND_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(3);
 
@@ -37,9 +39,10 @@ public record Drill(String name, double faultStallSeconds, double repairStallSec
   public static Drill run(String name, SearchableWatch watch, Duration observe, Step fault, Step repair)
       throws Exception {
     long at = System.nanoTime();
+    double resumed = Double.NaN;
     if (fault != null) {
       fault.run();
-      awaitFoundAfter(watch, at);
+      resumed = awaitFoundAfter(watch, at).map(found -> (found - at) / 1e9).orElse(Double.POSITIVE_INFINITY);
       long rest = at + observe.toNanos() - System.nanoTime();
       if (rest > 0) {
         TimeUnit.NANOSECONDS.sleep(rest);
@@ -50,7 +53,7 @@ public record Drill(String name, double faultStallSeconds, double repairStallSec
     long repaired = System.nanoTime();
     awaitFoundAfter(watch, repaired);
     List<SearchableWatch.Probe> probes = watch.probes();
-    return new Drill(name, fault == null ? Double.NaN : longestDelay(probes, at, repairing),
+    return new Drill(name, resumed, fault == null ? Double.NaN : longestDelay(probes, at, repairing),
         longestDelay(probes, repairing, repaired), longestGap(watch.counts(), at, repaired) / 1e9,
         (repaired - at) / 1e9);
   }
@@ -92,8 +95,11 @@ public record Drill(String name, double faultStallSeconds, double repairStallSec
     return Math.max(longest, to - last);
   }
 
-  /** Seconds with one decimal, or a dash for none. */
+  /** Seconds with one decimal, a dash for none, or "> 180" for what did not happen in 3 minutes. */
   static String seconds(double value) {
+    if (Double.isInfinite(value)) {
+      return "> " + TimeUnit.NANOSECONDS.toSeconds(FOUND_TIMEOUT_NANOS);
+    }
     return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%.1f", value);
   }
 }

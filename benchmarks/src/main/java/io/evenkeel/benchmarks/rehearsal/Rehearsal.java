@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -39,7 +40,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * docker/compose.yaml} (RehearsalComposeTest keeps the two in step): a ZooKeeper ensemble of three servers, three
  * KRaft Kafka nodes (topics on three replicas, {@code min.insync.replicas} 2), a standalone Flink session cluster of
  * two JobManagers in ZooKeeper high availability and two task managers running the ingest job's jar as {@code
- * bin/evenkeel submit} sends it, three shard servers with one replica of every shard, and the query service. Every
+ * bin/evenkeel submit} sends it, three shard servers with one replica of every shard, and two query services. Every
  * process can be killed, stopped and started again in place, as the drills do.
  */
 public final class Rehearsal implements SqlEndpoint, AutoCloseable {
@@ -52,12 +53,15 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
   public static final int SHARD_SERVERS = 3;
   public static final int SHARDS = 12;
   public static final int REPLICAS = 1;
+  /** Stateless, so two: one answers while the other restarts. */
+  public static final int QUERY_SERVICES = 2;
   public static final int PARTITIONS = 8;
   public static final String POLICY = "dynamic";
   public static final String TOPIC = "transaction-logs";
   public static final String ZOOKEEPER_ROOT = "/evenkeel/rehearsal";
   public static final String WRITTEN_OFFSETS_GROUP = "evenkeel-ingest.written";
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+  /** A step's limit: a shard server's copies moving back after its restart took up to 3 minutes on 2 cores. */
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(300);
   private static final Pattern SUBMITTED = Pattern.compile("job ([0-9a-f]{32}) RUNNING");
 
   private final Path repo;
@@ -69,12 +73,12 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<ShardServerProcess> shardServers = new ArrayList<>();
   private final int[] shardServerPorts;
-  private final int queryServicePort;
+  private final int[] queryServicePorts;
   private final SqlOverHttp sql;
   private ZooKeeperEnsemble zookeeper;
   private KafkaCluster kafka;
   private FlinkSessionCluster flink;
-  private ChildProcess queryService;
+  private final ChildProcess[] queryServices = new ChildProcess[QUERY_SERVICES];
   private CuratorFramework clusterStateConnection;
   private ClusterStateClient clusterState;
   /** The JobManager leading now: the first leads first; a stopped or killed leader's standby leads after it. */
@@ -85,8 +89,8 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
     this.dir = dir;
     this.out = out;
     this.shardServerPorts = FreePorts.pick(SHARD_SERVERS);
-    this.queryServicePort = FreePorts.one();
-    this.sql = new SqlOverHttp(queryServiceUrl());
+    this.queryServicePorts = FreePorts.pick(QUERY_SERVICES);
+    this.sql = new SqlOverHttp(queryServiceUrls());
   }
 
   /**
@@ -132,11 +136,15 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
     awaitShardsAtRest(READY_TIMEOUT);
     step("shard servers", SHARD_SERVERS + " servers, " + SHARDS + " shards, " + REPLICAS + " replica each", since);
     since = System.nanoTime();
-    queryService = launchQueryService();
+    for (int i = 0; i < QUERY_SERVICES; i++) {
+      queryServices[i] = launchQueryService(i);
+    }
     String job = submit();
-    awaitQueryService();
+    for (int i = 0; i < QUERY_SERVICES; i++) {
+      awaitQueryService(i);
+    }
     step("ingest job", "job " + job + " on " + flink.restUrl(), since);
-    step("query service", queryServiceUrl() + "/sql", started);
+    step("query services", String.join(", ", queryServiceUrls()), started);
   }
 
   /** The shards server {@code i} lays out as their primary, {@code first-last}. */
@@ -154,20 +162,20 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
             "--replicas", Integer.toString(REPLICAS)));
   }
 
-  private ChildProcess launchQueryService() throws IOException {
+  private ChildProcess launchQueryService(int i) throws IOException {
     return JavaCommand.jar(repo.resolve("query-service/target/query-service.jar")).serverHeap("512m")
         .jvmOptions(jvmFlags)
-        .args("--port", Integer.toString(queryServicePort), "--shards", Integer.toString(SHARDS),
+        .args("--port", Integer.toString(queryServicePorts[i]), "--shards", Integer.toString(SHARDS),
             "--placement", "zookeeper", "--policy", POLICY,
             "--zookeeper", zookeeper.connectString(), "--zookeeper-root", ZOOKEEPER_ROOT,
             "--bootstrap-servers", kafka.bootstrapServers(), "--flink-ui", flink.restUrl(),
             "--ingest-topic", TOPIC, "--written-offsets-group", WRITTEN_OFFSETS_GROUP)
-        .start("query-service", dir.resolve("query-service.log"));
+        .start("query-service-" + i, dir.resolve("query-service-" + i + ".log"));
   }
 
-  private void awaitQueryService() throws IOException, InterruptedException {
-    URI health = URI.create(queryServiceUrl() + "/health");
-    queryService.awaitReady(READY_TIMEOUT, () -> http.send(HttpRequest.newBuilder(health)
+  private void awaitQueryService(int i) throws IOException, InterruptedException {
+    URI health = URI.create(queryServiceUrls().get(i) + "/health");
+    queryServices[i].awaitReady(READY_TIMEOUT, () -> http.send(HttpRequest.newBuilder(health)
         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
   }
 
@@ -240,9 +248,14 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
     return said.toString();
   }
 
-  /** Where the query service answers, {@code http://127.0.0.1:port}. */
+  /** Where the first query service answers, {@code http://127.0.0.1:port}. */
   public String queryServiceUrl() {
-    return "http://127.0.0.1:" + queryServicePort;
+    return queryServiceUrls().get(0);
+  }
+
+  /** Where each query service answers; {@link #rows} asks them in turn, as a client-side list of hosts does. */
+  public List<String> queryServiceUrls() {
+    return Arrays.stream(queryServicePorts).mapToObj(port -> "http://127.0.0.1:" + port).toList();
   }
 
   @Override
@@ -295,7 +308,7 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
    * Restarts every process in turn as an operator upgrading the deployment would, each stopped with SIGTERM and
    * waited for before the next: the ZooKeeper servers, the Kafka nodes (the next once every partition is fully
    * replicated again), the task managers (each replaced by a new one), the standby JobManager and then the leader,
-   * the shard servers (the next once every shard has its in-sync replica again), and the query service. Prints each.
+   * the shard servers (the next once every shard has its in-sync replica again), and the query services. Prints each.
    */
   public void rollingRestart() throws Exception {
     for (int i = 0; i < ZOOKEEPER_SERVERS; i++) {
@@ -334,11 +347,13 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
       awaitShardsAtRest(READY_TIMEOUT);
       step("  shard-server-" + i, "restarted, every shard with an in-sync replica", since);
     }
-    long since = System.nanoTime();
-    queryService.stop(Duration.ofSeconds(30));
-    queryService = launchQueryService();
-    awaitQueryService();
-    step("  query-service", "restarted", since);
+    for (int i = 0; i < QUERY_SERVICES; i++) {
+      long since = System.nanoTime();
+      queryServices[i].stop(Duration.ofSeconds(30));
+      queryServices[i] = launchQueryService(i);
+      awaitQueryService(i);
+      step("  query-service-" + i, "restarted", since);
+    }
   }
 
   private void step(String what, String where, long since) {
@@ -348,8 +363,10 @@ public final class Rehearsal implements SqlEndpoint, AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    if (queryService != null) {
-      queryService.close();
+    for (ChildProcess queryService : queryServices) {
+      if (queryService != null) {
+        queryService.close();
+      }
     }
     if (flink != null) {
       flink.close();

@@ -5,32 +5,58 @@ import io.evenkeel.embedded.ChildProcess;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The rehearsal's drills, each under a steady load that a {@link SearchableWatch} follows: one engine's process lost
  * with SIGKILL and started again as a supervisor would, or every process restarted in turn.
  */
 public final class RehearsalDrills {
-  private static final Duration REPAIR_TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration REPAIR_TIMEOUT = Duration.ofMinutes(5);
   /**
    * How long a fault stands before its repair: past the longest failover a fault can start, a lost JobManager's
-   * ZooKeeper session (15 s) and the job's recovery after it.
+   * ZooKeeper session (10 s) and the job's recovery after it.
    */
   static final Duration OBSERVE = Duration.ofSeconds(40);
 
   private RehearsalDrills() {}
 
-  /** Every drill, in the order a deployment's engines stack up, each printed as it ends. */
-  public static List<Drill> all(Rehearsal rehearsal, SearchableWatch watch, PrintStream out) throws Exception {
-    return List.of(
-        print(out, zooKeeperLeader(rehearsal, watch, OBSERVE)),
-        print(out, kafkaNode(rehearsal, watch, OBSERVE)),
-        print(out, taskManager(rehearsal, watch, OBSERVE)),
-        print(out, leadingJobManager(rehearsal, watch, OBSERVE)),
-        print(out, shardServer(rehearsal, watch, OBSERVE)),
-        print(out, rollingRestart(rehearsal, watch)));
+  /** A drill on a running rehearsal. */
+  @FunctionalInterface
+  interface Kind {
+    Drill run(Rehearsal rehearsal, SearchableWatch watch) throws Exception;
+  }
+
+  /** Every drill by name, in the order a deployment's engines stack up. */
+  static final Map<String, Kind> ALL = drills();
+
+  private static Map<String, Kind> drills() {
+    Map<String, Kind> all = new LinkedHashMap<>();
+    all.put("zookeeper", (r, w) -> zooKeeperLeader(r, w, OBSERVE));
+    all.put("kafka", (r, w) -> kafkaNode(r, w, OBSERVE));
+    all.put("taskmanager", (r, w) -> taskManager(r, w, OBSERVE));
+    all.put("jobmanager", (r, w) -> leadingJobManager(r, w, OBSERVE));
+    all.put("shardserver", (r, w) -> shardServer(r, w, OBSERVE));
+    all.put("rolling", RehearsalDrills::rollingRestart);
+    return Collections.unmodifiableMap(all);
+  }
+
+  /** The drills named (keys of {@link #ALL}) in {@link #ALL}'s order, each printed as it ends. */
+  public static List<Drill> run(Collection<String> names, Rehearsal rehearsal, SearchableWatch watch,
+      PrintStream out) throws Exception {
+    List<Drill> drills = new ArrayList<>();
+    for (Map.Entry<String, Kind> kind : ALL.entrySet()) {
+      if (names.contains(kind.getKey())) {
+        drills.add(print(out, kind.getValue().run(rehearsal, watch)));
+      }
+    }
+    return drills;
   }
 
   /** The ensemble's leader killed; started again once ingest has resumed. */
@@ -94,9 +120,9 @@ public final class RehearsalDrills {
   }
 
   private static Drill print(PrintStream out, Drill drill) {
-    out.printf(Locale.ROOT, "  %-40s longest write-to-searchable %s s after the fault, %.1f s during the repair; "
-        + "longest without an answer %.1f s; repaired after %.1f s%n", drill.name(),
-        Drill.seconds(drill.faultStallSeconds()), drill.repairStallSeconds(), drill.queryGapSeconds(),
+    out.printf(Locale.ROOT, "  %-40s ingest resumed after %s s; longest write-to-searchable %s s after the fault, "
+        + "%.1f s during the repair; longest without an answer %.1f s; repaired after %.1f s%n", drill.name(),
+        Drill.seconds(drill.resumedSeconds()), Drill.seconds(drill.faultStallSeconds()), drill.repairStallSeconds(), drill.queryGapSeconds(),
         drill.tookSeconds());
     out.flush();
     return drill;

@@ -49,7 +49,7 @@ class RehearsalComposeTest {
     assertThat(((Map<?, ?>) services.get("taskmanager").get("deploy")).get("replicas"))
         .isEqualTo(Rehearsal.TASK_MANAGERS);
     assertThat(services.get("jobmanager").get("restart")).as("the JobManager Docker restarts").isNotNull();
-    assertThat(named("query-service")).hasSize(1);
+    assertThat(named("query-service")).hasSize(Rehearsal.QUERY_SERVICES);
   }
 
   @Test
@@ -86,10 +86,14 @@ class RehearsalComposeTest {
       assertThat(value(server, "--shards")).as("shard-server-%d", i).isEqualTo(Rehearsal.shardRange(i));
       assertThat(value(server, "--replicas")).isEqualTo(Integer.toString(Rehearsal.REPLICAS));
     }
-    List<String> query = words(services.get("query-service").get("command"));
-    assertThat(value(query, "--shards")).isEqualTo(Integer.toString(Rehearsal.SHARDS));
-    assertThat(value(query, "--placement")).isEqualTo("zookeeper");
-    assertThat(value(query, "--policy")).isEqualTo(Rehearsal.POLICY);
+    for (String service : named("query-service")) {
+      List<String> query = words(services.get(service).get("command"));
+      assertThat(value(query, "--shards")).as(service).isEqualTo(Integer.toString(Rehearsal.SHARDS));
+      assertThat(value(query, "--placement")).as(service).isEqualTo("zookeeper");
+      assertThat(value(query, "--policy")).as(service).isEqualTo(Rehearsal.POLICY);
+      assertThat(value(query, "--allowed-hosts")).as(service).contains(services.get(service).get("hostname")
+          .toString());
+    }
   }
 
   private static List<String> named(String prefix) {

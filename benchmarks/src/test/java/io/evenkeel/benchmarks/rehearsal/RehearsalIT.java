@@ -42,6 +42,8 @@ class RehearsalIT {
 
       Drill rolling = RehearsalDrills.rollingRestart(rehearsal, watch);
       System.out.println(rolling);
+      assertThat(rolling.queryGapSeconds()).as("queries unanswered in a rolling restart (one query service answers "
+          + "while the other restarts)").isLessThan(15);
 
       load.stop();
       LoadedRows rows = LoadedRows.await(rehearsal, load, Duration.ofSeconds(90));

@@ -51,7 +51,8 @@ class DockerFilesTest {
   void theServicesOfARealDeploymentAreThere() {
     assertThat(services).containsOnlyKeys("zookeeper-1", "zookeeper-2", "zookeeper-3", "kafka-1", "kafka-2",
         "kafka-3", "shard-server-0",
-        "shard-server-1", "shard-server-2", "jobmanager", "taskmanager", "query-service", "mysql", "cdc");
+        "shard-server-1", "shard-server-2", "jobmanager", "taskmanager", "query-service", "query-service-2", "mysql",
+        "cdc");
     services.forEach((name, service) -> assertThat(service.get("image")).as("%s's image", name).isNotNull());
     assertThat(services.get("mysql").get("profiles")).as("MySQL only with --profile cdc").isEqualTo(List.of("cdc"));
     assertThat(services.get("cdc").get("profiles")).isEqualTo(List.of("cdc"));
@@ -125,7 +126,7 @@ class DockerFilesTest {
     services.forEach((name, service) -> ((List<Object>) service.getOrDefault("ports", List.of()))
         .forEach(port -> published.add(name + " " + port)));
     assertThat(published).containsExactlyInAnyOrder("jobmanager 127.0.0.1:8081:8081",
-        "query-service 127.0.0.1:8080:8080");
+        "query-service 127.0.0.1:8080:8080", "query-service-2 127.0.0.1:8082:8080");
   }
 
   @Test
@@ -143,7 +144,7 @@ class DockerFilesTest {
           .isEqualTo("shard-server-" + i);
     }
     assertThat(laidOut).containsExactlyElementsOf(new TreeSet<>(laidOut)).hasSize(shards).startsWith(0);
-    for (String service : List.of("shard-server-0", "jobmanager", "query-service")) {
+    for (String service : List.of("shard-server-0", "jobmanager", "query-service", "query-service-2")) {
       assertThat(flag(command(service), "--zookeeper")).as(service).isEqualTo(ZOOKEEPER);
     }
   }
@@ -151,7 +152,8 @@ class DockerFilesTest {
   @Test
   void everyEvenkeelCommandNamesABuiltJarAndMainClassAndFlagsItsProgramAccepts() throws Exception {
     Map<String, Path> copied = copies("evenkeel.Dockerfile");
-    for (String service : List.of("shard-server-0", "shard-server-1", "shard-server-2", "query-service")) {
+    for (String service : List.of("shard-server-0", "shard-server-1", "shard-server-2", "query-service",
+        "query-service-2")) {
       List<String> command = command(service);
       assertThat(command.get(0)).isEqualTo("java");
       int jar = command.indexOf("-jar");
