@@ -46,9 +46,11 @@ class IngestJobIT extends IngestJobHarness {
         .filter(p -> p.getTenantId() == HOT_TENANT).findFirst().orElseThrow();
     assertThat(proposal.getOutcome()).isEqualTo(ProposalOutcome.COMMITTED);
     assertThat(proposal.getEffectiveTime()).isEqualTo(hotRule.effectiveTime());
-    // Hot in two windows in a row; the first of them may have begun before the tenant became hot.
+    // Hot in two windows in a row; the first of them may have begun before the tenant became hot, and on a loaded
+    // machine the producer falls behind its rate, spreading the hot rows over more event time, so the first window
+    // after may not reach the threshold yet (3.6 s seen once on 2 cores).
     assertThat(proposal.getWindowEnd() - producer.hotSince).as("event-time ms from becoming hot to the proposal")
-        .isLessThanOrEqualTo(3 * WINDOW_MS);
+        .isLessThanOrEqualTo(4 * WINDOW_MS);
     System.out.printf("hot tenant %d: proposed L=%d from the window ending %d ms after it became hot; committed,"
             + " effective %d ms after it became hot%n", HOT_TENANT, proposal.getProposedOffsetSize(),
         proposal.getWindowEnd() - producer.hotSince, hotRule.effectiveTime() - producer.hotSince);

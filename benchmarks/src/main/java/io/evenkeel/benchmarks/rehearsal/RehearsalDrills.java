@@ -122,8 +122,8 @@ public final class RehearsalDrills {
   private static Drill print(PrintStream out, Drill drill) {
     out.printf(Locale.ROOT, "  %-40s ingest resumed after %s s; longest write-to-searchable %s s after the fault, "
         + "%.1f s during the repair; longest without an answer %.1f s; repaired after %.1f s%n", drill.name(),
-        Drill.seconds(drill.resumedSeconds()), Drill.seconds(drill.faultStallSeconds()), drill.repairStallSeconds(), drill.queryGapSeconds(),
-        drill.tookSeconds());
+        Drill.seconds(drill.resumedSeconds()), Drill.seconds(drill.faultStallSeconds()), drill.repairStallSeconds(),
+        drill.queryGapSeconds(), drill.tookSeconds());
     out.flush();
     return drill;
   }
