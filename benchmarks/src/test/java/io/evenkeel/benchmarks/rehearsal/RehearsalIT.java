@@ -11,7 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The three-host rehearsal under a steady load of new rows with {@code acks=all}: the ZooKeeper ensemble's leader
  * killed under the ingest job, the shard servers and the query service; a shard server killed; then every process
- * restarted in turn. Ingest resumes within 15 s of each kill, and SQL finds every row Kafka acknowledged exactly once.
+ * restarted in turn. Ingest resumes within 15 s of each kill (a row sent after it is found by SQL) and catches up
+ * with its backlog, queries are answered throughout (within 15 s; two query services), and SQL finds every row Kafka
+ * acknowledged exactly once.
  * (The task manager, the JobManager and a Kafka node are drilled alone in the ingest job's own tests.)
  */
 class RehearsalIT {
@@ -32,13 +34,15 @@ class RehearsalIT {
       assertThat(Drill.awaitFoundAfter(watch, System.nanoTime())).as("rows flowing before the drills").isPresent();
       Drill zooKeeper = RehearsalDrills.zooKeeperLeader(rehearsal, watch, OBSERVE);
       System.out.println(zooKeeper);
-      assertThat(zooKeeper.faultStallSeconds()).as("ingest stalled by the ZooKeeper leader's loss").isLessThan(15);
+      assertThat(zooKeeper.resumedSeconds()).as("ingest resumed after the ZooKeeper leader's loss").isLessThan(15);
+      assertThat(zooKeeper.faultStallSeconds()).as("caught up after the ZooKeeper leader's loss").isLessThan(60);
       assertThat(zooKeeper.queryGapSeconds()).as("queries unanswered after the ZooKeeper leader's loss")
           .isLessThan(15);
 
       Drill shardServer = RehearsalDrills.shardServer(rehearsal, watch, OBSERVE);
       System.out.println(shardServer);
-      assertThat(shardServer.faultStallSeconds()).as("ingest stalled by a shard server's loss").isLessThan(15);
+      assertThat(shardServer.resumedSeconds()).as("ingest resumed after a shard server's loss").isLessThan(15);
+      assertThat(shardServer.faultStallSeconds()).as("caught up after a shard server's loss").isLessThan(60);
 
       Drill rolling = RehearsalDrills.rollingRestart(rehearsal, watch);
       System.out.println(rolling);
