@@ -6,6 +6,7 @@ import io.evenkeel.benchmarks.experiments.SearchableWatch;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -14,8 +15,13 @@ import org.junit.jupiter.api.io.TempDir;
  * restarted in turn. Ingest resumes within 15 s of each kill (a row sent after it is found by SQL) and catches up
  * with its backlog, queries are answered throughout (within 15 s; two query services), and SQL finds every row Kafka
  * acknowledged exactly once.
- * (The task manager, the JobManager and a Kafka node are drilled alone in the ingest job's own tests.)
+ * (The task manager, the JobManager and a Kafka node are drilled alone in the ingest job's own tests.) Left out of
+ * the default suite: its 15 JVMs take a 2-core machine for 6 to 20 minutes and starve the tests beside them (a local
+ * stack beside it missed its 240 s start); run it with {@code ./mvnw -B verify -pl benchmarks -Dit.test=RehearsalIT
+ * -Devenkeel.rehearsal=true}.
  */
+@EnabledIfSystemProperty(named = "evenkeel.rehearsal", matches = "true",
+    disabledReason = "the three-host rehearsal runs with -Devenkeel.rehearsal=true")
 class RehearsalIT {
   private static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
   /** How long each fault stands before its repair. */
