@@ -36,7 +36,11 @@ public final class FlinkSessionCluster implements AutoCloseable {
       // this it gives up its leadership at the first lost connection, and every job restarts.
       "high-availability.zookeeper.client.tolerate-suspended-connections: true",
       // A killed leader leads until ZooKeeper expires its session: 10 s (as the shard servers'), not Flink's 60.
-      "high-availability.zookeeper.client.session-timeout: 10000");
+      "high-availability.zookeeper.client.session-timeout: 10000",
+      // A task manager that loses its JobManager keeps the job's slots, and with them the job's loaded and compiled
+      // classes, until the standby's job master takes them back (the session above and its start); after Flink's 10 s
+      // it would free them, close the job's class loader, and every task would load the job's classes anew.
+      "taskmanager.slot.timeout: 60 s");
 
   private final Path dir;
   private final String classpath;
