@@ -2,6 +2,7 @@ package io.evenkeel.benchmarks.rehearsal;
 
 import io.evenkeel.benchmarks.experiments.SearchableWatch;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -10,22 +11,26 @@ import java.util.concurrent.TimeUnit;
 /**
  * One fault of the rehearsal under its steady load, and what a user saw of it. The fault stands for {@code observe}
  * at least, and until a row sent after that is found by SQL; then the repair runs (the lost process started again).
- * A row's write-to-searchable delay runs from its send until SQL finds it. Ingest resumed at the end of the longest
- * time after the fault in which SQL found no new row: a fault may stop ingest at once (a shard server's) or only once
- * it is noticed (a JobManager's, when its task managers miss its heartbeats), so the first row found after the fault
- * does not tell. The longest delay of the rows sent while the fault stood tells how long until ingest had caught up
- * with the backlog; the longest of those sent during the repair, what the repair cost (a server rejoining, copies
- * moving back).
+ * A row's write-to-searchable delay runs from its send until SQL finds it. Ingest's longest stop is the longest
+ * time after the fault in which rows sent waited and SQL found none, and ingest resumed at its end: a fault may stop
+ * ingest at once (a shard server's) or only once it is noticed (a JobManager's, when its task managers miss its
+ * heartbeats), so the first row found after the fault does not tell; and a time in which the load sent nothing is
+ * not ingest's (the longest such pause is reported beside it). The longest delay of the rows sent while the fault
+ * stood tells how long until ingest had caught up with the backlog; the longest of those sent during the repair, what
+ * the repair cost (a server rejoining, copies moving back).
  *
  * @param name what was done
- * @param resumedSeconds from the fault until ingest ran again after its longest stop; NaN without a fault
+ * @param stoppedSeconds ingest's longest stop after the fault: the longest time rows waited and none was found (a
+ *     fault that does not stop ingest leaves the pauses of a steady flow, a second or two); NaN without a fault
+ * @param resumedSeconds from the fault until the end of that stop; NaN without a fault
+ * @param sendPauseSeconds the longest time without a row sent, from the fault to the end of the repair
  * @param faultStallSeconds the longest delay of a row sent while the fault stood; NaN without a fault
  * @param repairStallSeconds the longest delay of a row sent during the repair
  * @param queryGapSeconds the longest time without an answered query, from the fault to the end of the repair
  * @param tookSeconds from the fault to the end of the repair
  */
-public record Drill(String name, double resumedSeconds, double faultStallSeconds, double repairStallSeconds,
-    double queryGapSeconds, double tookSeconds) {
+public record Drill(String name, double stoppedSeconds, double resumedSeconds, double sendPauseSeconds,
+    double faultStallSeconds, double repairStallSeconds, double queryGapSeconds, double tookSeconds) {
   private static final long FOUND_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(3);
 
   /** A step of a drill that may fail. */
@@ -41,6 +46,7 @@ public record Drill(String name, double resumedSeconds, double faultStallSeconds
   public static Drill run(String name, SearchableWatch watch, Duration observe, Step fault, Step repair)
       throws Exception {
     long at = System.nanoTime();
+    double stopped = Double.NaN;
     double resumed = Double.NaN;
     if (fault != null) {
       fault.run();
@@ -49,15 +55,22 @@ public record Drill(String name, double resumedSeconds, double faultStallSeconds
         TimeUnit.NANOSECONDS.sleep(rest);
       }
       Optional<Long> flowing = awaitFoundAfter(watch, at + observe.toNanos());
-      resumed = flowing.isEmpty() ? Double.POSITIVE_INFINITY
-          : (resumedAt(foundNanos(watch.probes()), at, flowing.get()) - at) / 1e9;
+      if (flowing.isEmpty()) {
+        stopped = Double.POSITIVE_INFINITY;
+        resumed = Double.POSITIVE_INFINITY;
+      } else {
+        Stop stop = longestStop(watch.probes(), at, flowing.get());
+        stopped = (stop.end() - stop.start()) / 1e9;
+        resumed = (stop.end() - at) / 1e9;
+      }
     }
     long repairing = System.nanoTime();
     repair.run();
     long repaired = System.nanoTime();
     awaitFoundAfter(watch, repaired);
     List<SearchableWatch.Probe> probes = watch.probes();
-    return new Drill(name, resumed, fault == null ? Double.NaN : longestDelay(probes, at, repairing),
+    return new Drill(name, stopped, resumed, longestSendPause(probes, at, repaired) / 1e9,
+        fault == null ? Double.NaN : longestDelay(probes, at, repairing),
         longestDelay(probes, repairing, repaired), longestGap(watch.counts(), at, repaired) / 1e9,
         (repaired - at) / 1e9);
   }
@@ -68,34 +81,48 @@ public record Drill(String name, double resumedSeconds, double faultStallSeconds
         .mapToLong(SearchableWatch.Probe::delayNanos).max().orElse(0) / 1e9;
   }
 
-  /** When each probe found was found, in order. */
-  private static List<Long> foundNanos(List<SearchableWatch.Probe> probes) {
-    return probes.stream().filter(SearchableWatch.Probe::found).map(probe -> probe.sentNanos() + probe.delayNanos())
-        .sorted().toList();
-  }
+  /** A time in which rows waited and none was found, in {@code System.nanoTime()}. */
+  record Stop(long start, long end) {}
 
   /**
-   * The end of the longest time in [{@code from}, {@code to}] without a row found ({@code found}: when rows were
-   * found, in order): when ingest ran again after its longest stop.
+   * The longest time in [{@code from}, {@code to}] in which a probe sent waited and none was found: ingest's longest
+   * stop. A time between two finds counts from the later of the first find and the earliest send of a probe found
+   * after it, so a pause of the load is not taken for one of ingest.
    */
-  static long resumedAt(List<Long> found, long from, long to) {
+  static Stop longestStop(List<SearchableWatch.Probe> probes, long from, long to) {
+    List<SearchableWatch.Probe> found = probes.stream().filter(SearchableWatch.Probe::found)
+        .sorted(Comparator.comparingLong(Drill::foundNanos)).toList();
+    long[] earliestSend = new long[found.size() + 1]; // [i]: the earliest send of the probes found i-th or later
+    earliestSend[found.size()] = Long.MAX_VALUE;
+    for (int i = found.size() - 1; i >= 0; i--) {
+      earliestSend[i] = Math.min(earliestSend[i + 1], found.get(i).sentNanos());
+    }
     long last = from;
-    long longest = 0;
-    long end = from;
-    for (long nanos : found) {
+    Stop longest = new Stop(from, from);
+    for (int i = 0; i < found.size(); i++) {
+      long nanos = foundNanos(found.get(i));
       if (nanos <= from) {
         continue;
       }
       if (nanos > to) {
         break;
       }
-      if (nanos - last > longest) {
-        longest = nanos - last;
-        end = nanos;
+      long waitedSince = Math.max(last, earliestSend[i]);
+      if (nanos - waitedSince > longest.end() - longest.start()) {
+        longest = new Stop(waitedSince, nanos);
       }
       last = nanos;
     }
-    return end;
+    return longest;
+  }
+
+  private static long foundNanos(SearchableWatch.Probe probe) {
+    return probe.sentNanos() + probe.delayNanos();
+  }
+
+  /** The longest time in [{@code from}, {@code to}] without a probe sent, in nanoseconds. */
+  static long longestSendPause(List<SearchableWatch.Probe> probes, long from, long to) {
+    return longestGap(probes.stream().mapToLong(SearchableWatch.Probe::sentNanos).sorted().toArray(), from, to);
   }
 
   /** When the first probe sent at or after {@code since} was found, once one is (empty after 3 minutes). */
@@ -114,17 +141,22 @@ public record Drill(String name, double resumedSeconds, double faultStallSeconds
 
   /** The longest time in [{@code from}, {@code to}] between two answered counts (or an end and the nearest one). */
   static long longestGap(List<SearchableWatch.Count> counts, long from, long to) {
+    return longestGap(counts.stream().mapToLong(SearchableWatch.Count::nanos).toArray(), from, to);
+  }
+
+  /** The longest time in [{@code from}, {@code to}] between two of {@code nanos} (in order), or an end and one. */
+  private static long longestGap(long[] nanos, long from, long to) {
     long last = from;
     long longest = 0;
-    for (SearchableWatch.Count count : counts) {
-      if (count.nanos() < from) {
+    for (long at : nanos) {
+      if (at < from) {
         continue;
       }
-      longest = Math.max(longest, count.nanos() - last);
-      if (count.nanos() > to) {
+      longest = Math.max(longest, at - last);
+      if (at > to) {
         return longest;
       }
-      last = count.nanos();
+      last = at;
     }
     return Math.max(longest, to - last);
   }

@@ -194,14 +194,15 @@ public final class RehearsalBenchmark implements Callable<Integer> {
     }
     if (!drills.isEmpty()) {
       md.append("\nDrills on the rehearsal, one after the other under the steady load (each fault stands "
-          + RehearsalDrills.OBSERVE.toSeconds() + " s before its repair):\n\n| drill | ingest resumed: first row "
-          + "sent after the fault found, s | caught up: longest write-to-searchable of a row sent after the fault, s "
-          + "| ... during the repair, s | longest without an answered query, s | fault to repaired, s |\n"
-          + "|---|---:|---:|---:|---:|---:|\n");
+          + RehearsalDrills.OBSERVE.toSeconds() + " s before its repair):\n\n| drill | ingest's longest stop: "
+          + "rows waiting, none found, s | ingest resumed: that stop's end after the fault, s | caught up: longest "
+          + "write-to-searchable of a row sent after the fault, s | ... during the repair, s | longest without an "
+          + "answered query, s | longest without a row sent, s | fault to repaired, s |\n"
+          + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
       for (Drill d : drills) {
-        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.1f | %.1f | %.1f |%n", d.name(),
-            Drill.seconds(d.resumedSeconds()), Drill.seconds(d.faultStallSeconds()), d.repairStallSeconds(),
-            d.queryGapSeconds(), d.tookSeconds()));
+        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |%n", d.name(),
+            Drill.seconds(d.stoppedSeconds()), Drill.seconds(d.resumedSeconds()), Drill.seconds(d.faultStallSeconds()),
+            d.repairStallSeconds(), d.queryGapSeconds(), d.sendPauseSeconds(), d.tookSeconds()));
       }
     }
     md.append(String.format(Locale.ROOT, "%nThe steady load's rows by SQL: %,d acknowledged by Kafka (%,d sends "

@@ -120,10 +120,11 @@ public final class RehearsalDrills {
   }
 
   private static Drill print(PrintStream out, Drill drill) {
-    out.printf(Locale.ROOT, "  %-40s ingest resumed after %s s; longest write-to-searchable %s s after the fault, "
-        + "%.1f s during the repair; longest without an answer %.1f s; repaired after %.1f s%n", drill.name(),
-        Drill.seconds(drill.resumedSeconds()), Drill.seconds(drill.faultStallSeconds()), drill.repairStallSeconds(),
-        drill.queryGapSeconds(), drill.tookSeconds());
+    out.printf(Locale.ROOT, "  %-40s ingest stopped %s s at most, resumed after %s s; longest write-to-searchable "
+        + "%s s after the fault, %.1f s during the repair; longest without an answer %.1f s, without a row sent %.1f "
+        + "s; repaired after %.1f s%n", drill.name(), Drill.seconds(drill.stoppedSeconds()),
+        Drill.seconds(drill.resumedSeconds()), Drill.seconds(drill.faultStallSeconds()),
+        drill.repairStallSeconds(), drill.queryGapSeconds(), drill.sendPauseSeconds(), drill.tookSeconds());
     out.flush();
     return drill;
   }

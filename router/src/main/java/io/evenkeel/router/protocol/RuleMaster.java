@@ -145,7 +145,11 @@ public final class RuleMaster implements Closeable {
     }
     ring();
     try {
-      latch.close();
+      // A master whose start failed (or never came) has a latch that never started, and Curator's close would throw
+      // for it: in a Flink task's cleanup after a failure, that exception stops the whole task manager.
+      if (latch.getState() == LeaderLatch.State.STARTED) {
+        latch.close();
+      }
     } finally {
       leader.shutdownNow();
       rules.close();

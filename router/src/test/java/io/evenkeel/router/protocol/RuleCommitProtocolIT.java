@@ -1,6 +1,7 @@
 package io.evenkeel.router.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.evenkeel.router.ShardSet;
 import io.evenkeel.router.policy.RoutingPolicy;
@@ -130,6 +131,19 @@ class RuleCommitProtocolIT {
       }
     }
     assertThat(shardsFromT).hasSize(8);
+  }
+
+  @Test
+  void aMasterWhoseStartFailedOrNeverCameClosesWithoutError() throws Exception {
+    // A Flink task cancelled while it opens closes what it made: an exception from that close stops the task manager.
+    RuleProtocolConfig config = config(T, System::currentTimeMillis);
+    new RuleMaster(client(), config, "never-started").close();
+    CuratorFramework closedClient = client();
+    closedClient.close();
+    RuleMaster failed = new RuleMaster(closedClient, config, "failed-start");
+    assertThatThrownBy(failed::start).as("a start on a closed client").isInstanceOf(Exception.class);
+    failed.close();
+    failed.close();
   }
 
   @Test
