@@ -15,11 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
  * server killed; then every process restarted in turn. Ingest resumes within 15 s of the ZooKeeper leader's and the
  * shard server's kill and 30 s of the JobManager's (the end of its longest stop, {@link Drill}) and catches up with
  * its backlog, queries are answered throughout (within 15 s; two query services), and SQL finds every row Kafka
- * acknowledged exactly once.
- * (A task manager and a Kafka node are drilled alone in the ingest job's own tests.) Left out of
- * the default suite: its 15 JVMs take a 2-core machine for 6 to 20 minutes and starve the tests beside them (a local
- * stack beside it missed its 240 s start); run it with {@code ./mvnw -B verify -pl benchmarks -Dit.test=RehearsalIT
- * -Devenkeel.rehearsal=true}.
+ * acknowledged exactly once. (A task manager and a Kafka node are drilled alone in the ingest job's own tests.)
+ * Left out of the default suite: its 15 JVMs take a 2-core machine for 6 to 20 minutes and starve the tests beside
+ * them (a local stack beside it missed its 240 s start); run it with {@code ./mvnw -B verify -pl benchmarks
+ * -Dit.test=RehearsalIT -Devenkeel.rehearsal=true}.
  */
 @EnabledIfSystemProperty(named = "evenkeel.rehearsal", matches = "true",
     disabledReason = "the three-host rehearsal runs with -Devenkeel.rehearsal=true")
