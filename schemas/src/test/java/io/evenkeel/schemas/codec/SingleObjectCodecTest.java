@@ -74,6 +74,23 @@ class SingleObjectCodecTest {
   }
 
   @Test
+  void theBytesAreAvrosOwnSingleObjectEncodingBeforeAndAfterAHugeRecord() throws Exception {
+    // Records already on Kafka, in translogs and in stored fields were written by Avro's message encoder.
+    org.apache.avro.specific.SpecificData model = new org.apache.avro.specific.SpecificData();
+    model.addLogicalTypeConversion(new Conversions.DecimalConversion());
+    BinaryMessageEncoder<TransactionLogChange> avro = new BinaryMessageEncoder<>(model, TransactionLogChange.getClassSchema());
+    TransactionLogChange small = change(3);
+    TransactionLogChange huge = change(4);
+    huge.setTitle("w".repeat(200_000));
+    for (TransactionLogChange change : List.of(small, huge, small)) {
+      ByteBuffer expected = avro.encode(change);
+      byte[] bytes = CHANGES.encode(change);
+      assertThat(ByteBuffer.wrap(bytes)).isEqualTo(expected);
+      assertThat(CHANGES.decode(bytes)).isEqualTo(change);
+    }
+  }
+
+  @Test
   void currentClassReadsRecordsOfAnOlderWriter() throws Exception {
     Schema older = parse("/older/TransactionLogChange-v0.avsc");
     GenericData model = new GenericData();
