@@ -9,10 +9,10 @@ import io.evenkeel.schemas.table.Column;
 import io.evenkeel.schemas.table.ColumnType;
 import io.evenkeel.schemas.table.TransactionLogsTable;
 import java.math.BigDecimal;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -29,9 +29,19 @@ final class ChangeBuilder {
   static final List<String> FIELDS = Stream.concat(Stream.of(OP, VERSION),
       TransactionLogsTable.COLUMNS.stream().map(Column::name)).toList();
   private static final BigDecimal MAX_PRICE = new BigDecimal("9999999999999999.99");
+  /** Each name's position in the change's schema: a field is set, and marked given, by it. */
+  private static final Map<String, Integer> POSITIONS = FIELDS.stream().collect(Collectors.toUnmodifiableMap(
+      name -> name, name -> TransactionLogChange.getClassSchema().getField(name).pos()));
 
   private final TransactionLogChange change = new TransactionLogChange();
-  private final Set<String> given = new HashSet<>();
+  /** The fields given so far, a bit per position. */
+  private long given;
+
+  static {
+    if (TransactionLogChange.getClassSchema().getFields().size() > Long.SIZE) {
+      throw new IllegalStateException("a change has more fields than ChangeBuilder's given bits");
+    }
+  }
   private final long line;
 
   ChangeBuilder(long line) {
@@ -119,18 +129,18 @@ final class ChangeBuilder {
    */
   TransactionLogChange build(long now, VersionClock versions) throws BadLineException {
     for (String required : REQUIRED) {
-      if (!given.contains(required)) {
+      if (!isGiven(required)) {
         throw new BadLineException(line, "missing " + required + " (every line needs " + String.join(", ", REQUIRED)
             + ")");
       }
     }
-    if (!given.contains(OP)) {
+    if (!isGiven(OP)) {
       change.setOp(ChangeOp.INSERT);
     }
-    if (!given.contains("modified_time")) {
+    if (!isGiven("modified_time")) {
       change.setModifiedTime(now);
     }
-    if (!given.contains(VERSION)) {
+    if (!isGiven(VERSION)) {
       change.setVersion(versions.next());
     }
     return change;
@@ -155,20 +165,29 @@ final class ChangeBuilder {
     if (!column.nullable()) {
       throw new BadLineException(line, field + " cannot be null");
     }
-    if (!given.add(field)) {
-      throw new BadLineException(line, field + " is given twice");
-    }
-    change.put(field, null);
+    change.put(markGiven(field), null);
   }
 
   private void put(String field, Object value) throws BadLineException {
-    if (!given.add(field)) {
-      throw new BadLineException(line, field + " is given twice");
-    }
+    int position = markGiven(field);
     if (field.equals(VERSION) && (long) value < 0) {
       throw new BadLineException(line, "version must be >= 0; got: " + value);
     }
-    change.put(field, value);
+    change.put(position, value);
+  }
+
+  private boolean isGiven(String field) {
+    return (given & 1L << POSITIONS.get(field)) != 0;
+  }
+
+  /** Marks {@code field} given, once: its position in the schema. */
+  private int markGiven(String field) throws BadLineException {
+    int position = POSITIONS.get(field);
+    if ((given & 1L << position) != 0) {
+      throw new BadLineException(line, field + " is given twice");
+    }
+    given |= 1L << position;
+    return position;
   }
 
   private void op(String text) throws BadLineException {
@@ -178,9 +197,7 @@ final class ChangeBuilder {
     } catch (IllegalArgumentException e) {
       throw new BadLineException(line, "op must be INSERT, UPDATE or DELETE; got: '" + text + "'");
     }
-    if (!given.add(OP)) {
-      throw new BadLineException(line, OP + " is given twice");
-    }
+    markGiven(OP);
     change.setOp(op);
   }
 

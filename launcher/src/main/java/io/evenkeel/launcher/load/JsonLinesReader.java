@@ -8,10 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.evenkeel.schemas.TransactionLogChange;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -20,6 +19,10 @@ import java.util.Locale;
  * <p>Each line is read as a stream of tokens, strings and integers straight into the change: building a tree per line
  * cost the loader most of its time. Any other value (null, a fraction, a boolean, an array) goes through a tree, as
  * does a line that is no object, so its error says what it got. A key given twice is an error ({@link ChangeBuilder}).
+ *
+ * <p>Lines are found in the file's bytes and parsed as UTF-8 bytes: decoding each line to a string first, then
+ * parsing its characters, was a fifth of the loader's time. A line ends at LF; a CR before it is part of the line
+ * end. Bytes that are not UTF-8 make the line bad, with the parser's reason.
  */
 final class JsonLinesReader implements RowReader {
   private static final ObjectMapper JSON = JsonMapper.builder()
@@ -27,29 +30,33 @@ final class JsonLinesReader implements RowReader {
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .build();
 
-  private final RowReader.CountingInputStream counted;
-  private final BufferedReader lines;
+  private final RowReader.CountingInputStream in;
   private final VersionClock versions = new VersionClock();
+  /** Bytes read and not yet returned as lines: {@code [unread, filled)}; it grows to hold the longest line. */
+  private byte[] buffer = new byte[1 << 16];
+  private int unread;
+  private int filled;
+  private boolean endOfFile;
+  /** The current line: {@code [lineStart, lineEnd)} of {@link #buffer}, without its line end. */
+  private int lineStart;
+  private int lineEnd;
   private long line;
 
   JsonLinesReader(RowReader.CountingInputStream in) {
-    this.counted = in;
-    this.lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+    this.in = in;
   }
 
   @Override
   public TransactionLogChange next() throws BadLineException, IOException {
-    String text;
     do {
-      text = lines.readLine();
-      if (text == null) {
+      if (!nextLine()) {
         return null;
       }
       line++;
-    } while (text.isBlank());
-    try (JsonParser parser = JSON.createParser(text)) {
+    } while (isBlank());
+    try (JsonParser parser = JSON.createParser(buffer, lineStart, lineEnd - lineStart)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
-        throw notAnObject(text);
+        throw notAnObject(new String(buffer, lineStart, lineEnd - lineStart, StandardCharsets.UTF_8));
       }
       ChangeBuilder change = new ChangeBuilder(line);
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -73,6 +80,55 @@ final class JsonLinesReader implements RowReader {
     }
   }
 
+  /** Moves to the next line; false at the end of the file. */
+  private boolean nextLine() throws IOException {
+    int scanned = unread;
+    while (true) {
+      for (int i = scanned; i < filled; i++) {
+        if (buffer[i] == '\n') {
+          setLine(unread, i);
+          unread = i + 1;
+          return true;
+        }
+      }
+      if (endOfFile) {
+        if (unread == filled) {
+          return false;
+        }
+        setLine(unread, filled);
+        unread = filled;
+        return true;
+      }
+      scanned = filled - unread;
+      System.arraycopy(buffer, unread, buffer, 0, scanned);
+      filled = scanned;
+      unread = 0;
+      if (filled == buffer.length) {
+        buffer = Arrays.copyOf(buffer, buffer.length * 2);
+      }
+      int read = in.read(buffer, filled, buffer.length - filled);
+      if (read < 0) {
+        endOfFile = true;
+      } else {
+        filled += read;
+      }
+    }
+  }
+
+  private void setLine(int start, int end) {
+    lineStart = start;
+    lineEnd = end > start && buffer[end - 1] == '\r' ? end - 1 : end;
+  }
+
+  private boolean isBlank() {
+    for (int i = lineStart; i < lineEnd; i++) {
+      if (buffer[i] != ' ' && buffer[i] != '\t' && buffer[i] != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The error for a line whose JSON is no object, naming what it is. */
   private BadLineException notAnObject(String text) {
     String got;
@@ -87,11 +143,11 @@ final class JsonLinesReader implements RowReader {
 
   @Override
   public long bytesRead() {
-    return counted.count();
+    return in.count();
   }
 
   @Override
   public void close() throws IOException {
-    lines.close();
+    in.close();
   }
 }

@@ -96,6 +96,30 @@ class RowReaderTest {
   }
 
   @Test
+  void linesEndAtLfOrCrLfMayBeLongerThanTheBufferAndAreUtf8() throws IOException, BadLineException {
+    String longTitle = "é".repeat(70_000) + "x"; // 140,001 bytes: more than the reader's first buffer
+    List<TransactionLogChange> changes = new ArrayList<>();
+    List<String> outcomes = readAll("ends.jsonl", "{\"tenant_id\": 1, \"row_id\": 1, \"created_time\": 5}\r\n"
+        + " \t\r\n"
+        + "{\"tenant_id\": 1, \"row_id\": 2, \"created_time\": 5, \"title\": \"" + longTitle + "\"}\n"
+        + "{\"tenant_id\": 1, \"row_id\": 3, \"created_time\": 5, \"title\": \"店铺 \uD83D\uDE00\"}\r\n"
+        + "{\"tenant_id\": 1, \"row_id\": 4, \"created_time\": 5}", changes);
+    assertThat(outcomes).containsExactly("ok 1:1", "ok 1:2", "ok 1:3", "ok 1:4");
+    assertThat(changes.get(1).getTitle()).isEqualTo(longTitle);
+    assertThat(changes.get(2).getTitle()).isEqualTo("店铺 \uD83D\uDE00");
+
+    Path file = dir.resolve("latin1.jsonl");
+    byte[] latin1 = "{\"tenant_id\": 1, \"row_id\": 5, \"created_time\": 5, \"title\": \"caf\u00e9\"}\n"
+        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    Files.write(file, latin1);
+    try (RowReader reader = RowReader.open(file, RowReader.Format.JSONL)) {
+      assertThatThrownBy(reader::next).isInstanceOf(BadLineException.class)
+          .hasMessageStartingWith("line 1: bad JSON: Invalid UTF-8");
+      assertThat(reader.next()).isNull();
+    }
+  }
+
+  @Test
   void derivedVersionsIncreaseStrictlyInFileOrder() throws IOException {
     StringBuilder file = new StringBuilder();
     for (int i = 0; i < 1_000; i++) {
