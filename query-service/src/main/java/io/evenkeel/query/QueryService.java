@@ -413,7 +413,8 @@ public final class QueryService implements SqlService, AutoCloseable {
     }
     MemoryBudget.Reservation held = memory.open();
     try {
-      held.reserve(bytes, String.format("an answer of %,d rows being written", result.rows().size()));
+      // Described only when refused: formatting it for every answer was a tenth of a small query's request thread.
+      held.reserve(bytes, () -> String.format("an answer of %,d rows being written", result.rows().size()));
     } catch (MemoryBudget.Exceeded e) {
       held.close();
       throw QueryException.overloaded(e.getMessage() + "; retry shortly");
