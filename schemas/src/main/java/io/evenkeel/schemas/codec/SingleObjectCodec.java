@@ -117,20 +117,23 @@ public final class SingleObjectCodec<T> {
 
   public byte[] encode(T record) {
     Encoding encoding = ENCODINGS.get();
+    boolean written = false;
     try {
       encoding.bytes.write(header);
       encoding.encoder = EncoderFactory.get().binaryEncoder(encoding.bytes, encoding.encoder);
       writer.write(record, encoding.encoder);
       encoding.encoder.flush();
+      written = true;
       return encoding.bytes.toByteArray();
     } catch (IOException | AvroRuntimeException | ClassCastException | NullPointerException e) {
       // The generated builders check required fields; a record built by hand can still be invalid.
       throw new IllegalArgumentException("cannot encode " + schema.getName() + ": " + e.getMessage(), e);
     } finally {
-      if (encoding.bytes.size() > KEPT_BUFFER_BYTES) {
-        ENCODINGS.remove();
-      } else {
+      if (written && encoding.bytes.size() <= KEPT_BUFFER_BYTES) {
         encoding.bytes.reset();
+      } else {
+        // A failed write leaves part of its record in the encoder's buffer, which would be flushed into the next one.
+        ENCODINGS.remove();
       }
     }
   }

@@ -174,12 +174,20 @@ class SingleObjectCodecTest {
   }
 
   @Test
-  void encodingAnIncompleteRecordNamesTheProblem() {
+  void encodingAnIncompleteRecordNamesTheProblemAndLeavesNothingForTheNext() throws Exception {
     TransactionLogChange bad = change(1);
     bad.setOp(null);
     assertThatThrownBy(() -> CHANGES.encode(bad))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cannot encode TransactionLogChange");
+    TransactionLogChange good = change(2);
+    assertThat(CHANGES.decode(CHANGES.encode(good))).isEqualTo(good);
+    // The price's scale is fixed: this fails after the fields before it were written into the encoder's buffer.
+    TransactionLogChange badPrice = change(3);
+    badPrice.setPrice(new BigDecimal("1.234"));
+    assertThatThrownBy(() -> CHANGES.encode(badPrice)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("scale");
+    assertThat(CHANGES.decode(CHANGES.encode(good))).isEqualTo(good);
   }
 
   private static Schema parse(String resource) throws IOException {
