@@ -31,8 +31,8 @@ import org.apache.avro.specific.SpecificRecord;
  * (added fields take their defaults).
  *
  * <p>Records of the codec's own schema, nearly all of them, are read and written over byte arrays with per-thread
- * buffers: Avro's message encoder and decoder go through streams a byte at a time, which was a fifth of the ingest
- * job's CPU and a tenth of a shard server's writes.
+ * buffers: Avro's message encoder and decoder go through streams a byte at a time, which was a quarter of the ingest
+ * job's profile samples and a sixth of a shard server's writes.
  *
  * <p>NOTE: instances are thread-safe; the per-thread buffers are reused.
  *
