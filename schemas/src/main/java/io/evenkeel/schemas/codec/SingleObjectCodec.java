@@ -120,7 +120,6 @@ public final class SingleObjectCodec<T> {
     boolean written = false;
     try {
       encoding.bytes.write(header);
-      encoding.encoder = EncoderFactory.get().binaryEncoder(encoding.bytes, encoding.encoder);
       writer.write(record, encoding.encoder);
       encoding.encoder.flush();
       written = true;
@@ -157,10 +156,13 @@ public final class SingleObjectCodec<T> {
     }
   }
 
-  /** A thread's buffer and encoder, reused from record to record. */
+  /**
+   * A thread's buffer and the encoder that writes into it, reused from record to record: a flush leaves the encoder
+   * empty, so the header can go straight into the buffer before the next record's body.
+   */
   private static final class Encoding {
     final ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
-    BinaryEncoder encoder;
+    final BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
   }
 
   private static String describe(Exception e) {
