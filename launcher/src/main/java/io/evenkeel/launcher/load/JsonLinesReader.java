@@ -120,9 +120,13 @@ final class JsonLinesReader implements RowReader {
     lineEnd = end > start && buffer[end - 1] == '\r' ? end - 1 : end;
   }
 
+  /** Whether the line holds only white space, as {@link String#isBlank} tells. */
   private boolean isBlank() {
     for (int i = lineStart; i < lineEnd; i++) {
-      if (buffer[i] != ' ' && buffer[i] != '\t' && buffer[i] != '\r') {
+      if (buffer[i] < 0) {
+        return new String(buffer, lineStart, lineEnd - lineStart, StandardCharsets.UTF_8).isBlank();
+      }
+      if (!Character.isWhitespace(buffer[i])) {
         return false;
       }
     }

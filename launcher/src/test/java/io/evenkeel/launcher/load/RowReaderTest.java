@@ -101,6 +101,8 @@ class RowReaderTest {
     List<TransactionLogChange> changes = new ArrayList<>();
     List<String> outcomes = readAll("ends.jsonl", "{\"tenant_id\": 1, \"row_id\": 1, \"created_time\": 5}\r\n"
         + " \t\r\n"
+        + "\f\u000B\n" // white space to Java, as a String's isBlank had it, though not JSON's
+        + "\u3000\u2003\n"
         + "{\"tenant_id\": 1, \"row_id\": 2, \"created_time\": 5, \"title\": \"" + longTitle + "\"}\n"
         + "{\"tenant_id\": 1, \"row_id\": 3, \"created_time\": 5, \"title\": \"店铺 \uD83D\uDE00\"}\r\n"
         + "{\"tenant_id\": 1, \"row_id\": 4, \"created_time\": 5}", changes);
